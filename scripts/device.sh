@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# GPU pipeline: build here (no GPU), run on the lent GPU machine (no PETSc, no network).
+#
+#   bash scripts/device.sh pack            # here: build with CUDA + GPU tests + bench, pack
+#                                          #       PETSc and the build into .carry/ (< 64 MiB)
+#   then, with the device tool:  run(command="bash scripts/device.sh remote all", carry=[".carry"])
+#
+# remote steps (any of): env tests sanitize bench demo all
+#   env      : nvidia-smi, unpack, library check
+#   tests    : the whole ctest suite incl. GPU variants (GPU path checked against the host twin)
+#   sanitize : compute-sanitizer memcheck + racecheck on the GPU kernel tests (--quick)
+#   bench    : bench/tri side by side (JSON to $OUT, copied back to bench/results by `fetch`)
+#   demo     : the main demo on the GPU
+# Everything prints to stdout and is also logged under $OUT.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${STRUCTGPU_CACHE:-$HOME/.cache/structgpu}
+BUILD=$here/build-gpu
+CARRY=$here/.carry
+say() { printf '[device %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+pack() {
+  STRUCTGPU_BUILD=$BUILD CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES:-90} \
+    bash "$here/scripts/build.sh" -DSTRUCTGPU_TEST_GPU=ON -DSTRUCTGPU_BUILD_BENCH=ON >/dev/null
+  source "$CACHE/petsc.env"
+  rm -rf "$CARRY"; mkdir -p "$CARRY/lib"
+  say "packing PETSc from $PETSC_DIR"
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/petsc"
+  cp -a "$PETSC_DIR/include" "$tmp/petsc/"
+  mkdir -p "$tmp/petsc/lib"
+  cp -a "$PETSC_DIR"/lib/libpetsc* "$PETSC_DIR/lib/petsc" "$PETSC_DIR/lib/pkgconfig" "$tmp/petsc/lib/"
+  strip --strip-unneeded "$tmp"/petsc/lib/libpetsc.so.*.*.* 2>/dev/null || true
+  tar -C "$tmp/petsc" -cf - . | xz -T2 -6 > "$CARRY/petsc.tar.xz"
+  say "packing build $BUILD"
+  (cd "$BUILD" && find . -name '*.o' -prune -o -name CMakeFiles -prune -o -type f -print | tar -cf - -T -) \
+    | xz -T2 -6 > "$CARRY/build.tar.xz"
+  # Debian runtime libraries the GPU machine (Ubuntu) might lack; used only where missing.
+  for l in liblapack.so.3 libopenblas.so.0 libgfortran.so.5 libblas.so.3; do
+    f=$(ldconfig -p | awk -v l="$l" '$1==l {print $NF; exit}')
+    [ -n "$f" ] && cp -L "$f" "$CARRY/lib/$l"
+  done
+  printf '%s\n%s\n%s\n' "$PETSC_DIR" "$BUILD" "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$here" diff --quiet 2>/dev/null || echo -dirty)" > "$CARRY/paths"
+  du -sh "$CARRY"/* | sed 's/^/  /'
+  say "carry size: $(du -sm "$CARRY" | cut -f1) MiB (limit 64)"
+}
+
+remote_env() {
+  OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+  PETSC_DIR=$(sed -n 1p "$CARRY/paths"); BUILD_ORIG=$(sed -n 2p "$CARRY/paths"); COMMIT=$(sed -n 3p "$CARRY/paths")
+  export STRUCTGPU_COMMIT=$COMMIT
+  if [ ! -f "$PETSC_DIR/lib/petsc/conf/petscvariables" ]; then
+    mkdir -p "$PETSC_DIR" && xz -dc "$CARRY/petsc.tar.xz" | tar -C "$PETSC_DIR" -xf -
+  fi
+  # the build has absolute paths (ctest files, rpaths): recreate the source/build locations
+  src_orig=$(dirname "$BUILD_ORIG")
+  if [ "$src_orig" != "$here" ] && [ ! -e "$src_orig" ]; then mkdir -p "$(dirname "$src_orig")"; ln -s "$here" "$src_orig"; fi
+  if [ ! -f "$BUILD_ORIG/CTestTestfile.cmake" ]; then mkdir -p "$BUILD_ORIG" && xz -dc "$CARRY/build.tar.xz" | tar -C "$BUILD_ORIG" -xf -; fi
+  BUILD=$BUILD_ORIG
+  extra=""
+  for l in "$CARRY"/lib/*; do ldconfig -p | grep -q " $(basename "$l") " || extra=$CARRY/lib; done
+  export LD_LIBRARY_PATH="$PETSC_DIR/lib${extra:+:$extra}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+}
+
+step_env() {
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
+  say "commit $COMMIT, PETSc $PETSC_DIR, build $BUILD, extra libs: ${extra:-none}"
+  ldd "$BUILD/libstructgpu.so" | grep -E 'not found|petsc|mpi|cuda' || true
+}
+step_tests() {
+  say "ctest (host + GPU variants)"
+  (cd "$BUILD" && ctest --output-on-failure -j4 --timeout 300 2>&1 | tee "$OUT/ctest.log" | tail -n 60) || true
+}
+step_sanitize() {
+  for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    for tool in memcheck racecheck; do
+      say "compute-sanitizer --tool $tool $(basename "$t") --cuda --quick"
+      compute-sanitizer --tool $tool --error-exitcode 9 "$t" --cuda --quick > "$OUT/sanitize-$tool-$(basename "$t").log" 2>&1 \
+        && say "  clean" || { say "  FAILED (rc=$?)"; tail -n 25 "$OUT/sanitize-$tool-$(basename "$t").log"; }
+    done
+  done
+}
+step_bench() {
+  b=$BUILD/bench/tri/bench_tri
+  [ -x "$b" ] || { say "bench_tri not built"; return; }
+  dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
+  say "bench/tri on $dev"
+  "$b" --commit "$COMMIT" --out "$OUT/tri-$dev-$(date +%Y%m%d).json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench-tri.log" | tail -n 80 || true
+}
+step_demo() { STRUCTGPU_BUILD=$BUILD bash "$here/examples/demo.sh" 2>&1 | tee "$OUT/demo.log" | tail -n 30 || true; }
+
+case "${1:-}" in
+  pack) pack ;;
+  remote)
+    shift; remote_env
+    steps=${*:-all}; [ "$steps" = all ] && steps="env tests sanitize bench demo"
+    for s in $steps; do "step_$s"; done ;;
+  fetch) # fetch DIR: copy bench JSON fetched from $OUT into bench/results and plot
+    mkdir -p "$here/bench/results"
+    for j in "$2"/tri-*.json; do [ -f "$j" ] && cp "$j" "$here/bench/results/" && python3 "$here/bench/plot.py" "$j" -o "$here/bench/results/$(basename "${j%.json}").png"; done ;;
+  *) sed -n 2,20p "$0"; exit 2 ;;
+esac

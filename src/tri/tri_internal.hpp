@@ -1,0 +1,13 @@
+// Internal declarations shared by the tridiagonal kernel files (no PETSc).
+#pragma once
+#include "sys/sg_ctx.hpp"
+
+// Validation common to every batch entry point (host and CUDA): sizes, strides,
+// pointers. Returns SG_OK or SG_ERR_ARG with rep->msg filled.
+sg_status sg_tri_batch_check(const sg_tri_batch *B, sg_report *rep);
+
+// TPCR (register-blocked partition + PCR) and the multi-level partitioned solver for
+// large systems: src/tri/tri_tpcr_host.cpp and src/tri/tri_tpcr_cuda.cu.
+// Called by the dispatchers in tri_host.cpp / tri_cuda.cu after sg_tri_batch_check.
+sg_status sg_tri_tpcr_solve_host(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep);
+sg_status sg_tri_tpcr_solve_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep);
