@@ -49,3 +49,20 @@ struct sg_dev_report {
   double             value;
 };
 #endif
+
+// ---- breakdown records shared by host and device code (added by the tri helper k1) ----
+// Failure classes, in priority order within one system: a non-finite input, then a zero or
+// tiny (finite) pivot, then a non-finite pivot (overflow, or the consequence of an earlier
+// breakdown), then a non-finite result. Status: NONFINITE, ZERO_PIVOT, ZERO_PIVOT, NONFINITE.
+enum sg_fail_class { SG_FAIL_INPUT = 0, SG_FAIL_PIVOT = 1, SG_FAIL_PIVOT_NONFINITE = 2, SG_FAIL_RESULT = 3 };
+// Ordering key of a failure: smallest system first, then class, then row (the device
+// record keeps the minimum with atomicMin). ~0ull means "no failure".
+// Layout: system (30 bits) << 34 | class (2 bits) << 32 | row (32 bits), both clamped.
+SG_HD unsigned long long sg_fail_key(int cls, long long system, long long row)
+{
+  const unsigned long long s = system < 0 ? 0ull : (system > 0x3fffffffll ? 0x3fffffffull : (unsigned long long)system);
+  const unsigned long long r = row < 0 ? 0ull : (row > 0xffffffffll ? 0xffffffffull : (unsigned long long)row);
+  return (s << 34) | ((unsigned long long)(cls & 3) << 32) | r;
+}
+// Fill rep from a failure (class, system, row, value) with a sentence naming rep->alg.
+sg_status sg_report_fail(sg_report *rep, int cls, long long system, long long row, double value);

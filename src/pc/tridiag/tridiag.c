@@ -1,0 +1,659 @@
+/*
+   PCTRIDIAG: exact solve with the tridiagonal part of the operator (globally coupled,
+   per rank, or along DMDA grid lines) using the StructGPU tridiagonal kernels.
+
+   The first half of this file is the core shared with the PCSHELL helpers of
+   src/tri/trishell.c (declared in tridiagimpl.h), the second half the PC type.
+*/
+#include "pc/tridiag/tridiagimpl.h"
+
+const char *const PCTridiagModes[] = {"global", "local", "lines", "PCTridiagMode", "PC_TRIDIAG_", NULL};
+
+static const char SGDirName[] = "xyz";
+
+/* ================================================================== core */
+
+PetscErrorCode SGTriCreate(SGTri **tp)
+{
+  SGTri *t;
+
+  PetscFunctionBegin;
+  PetscCall(StructGPUInitializePackage()); /* log events, also for PCSHELL users */
+  PetscCall(PetscNew(&t));
+  t->mode     = PC_TRIDIAG_GLOBAL;
+  t->alg      = SG_TRI_AUTO;
+  t->pivtol   = 0.0;
+  t->alg_used = SG_TRI_NUM_ALGS;
+  *tp         = t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SGTriReset(SGTri *t)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&t->A));
+  PetscCall(DMDestroy(&t->da));
+  PetscCall(VecDestroy(&t->coef));
+  PetscCall(PetscFree2(t->cnt, t->dsp));
+  PetscCall(PetscFree2(t->ibuf, t->isys));
+  PetscCall(SGCtxCacheDestroy(&t->ctxs));
+  t->Aid = 0;
+  t->Astate = 0;
+  t->n = t->N = t->rstart = 0;
+  t->niface = t->linelen = t->nlines = 0;
+  t->alg_used = SG_TRI_NUM_ALGS;
+  t->applied  = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SGTriDestroy(SGTri **t)
+{
+  PetscFunctionBegin;
+  if (!*t) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SGTriReset(*t));
+  PetscCall(PetscFree(*t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SGTriSetFromOptions(SGTri *t, PetscOptionItems PetscOptionsObject, PetscBool allowmode, PetscBool allowlines, PetscBool allowdir)
+{
+  const char   *names[SG_TRI_NUM_ALGS];
+  PetscInt      ialg = (PetscInt)t->alg;
+  PCTridiagMode mode = t->mode;
+  PetscBool     flg;
+
+  PetscFunctionBegin;
+  for (int a = 0; a < SG_TRI_NUM_ALGS; a++) names[a] = sg_tri_alg_name((sg_tri_alg)a);
+  if (allowmode) {
+    PetscCall(PetscOptionsEnum("-pc_tridiag_mode", "Tridiagonal system solved: global (all ranks coupled), local (block Jacobi over ranks), lines (DMDA grid lines)", "PCTridiagSetMode", PCTridiagModes, (PetscEnum)t->mode, (PetscEnum *)&mode, &flg));
+    PetscCheck(!flg || allowlines || mode != PC_TRIDIAG_LINES, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-pc_tridiag_mode lines is not available here: use PCShellSetLineSolve() or -pc_type tridiag");
+    t->mode = mode;
+  }
+  if (allowdir) PetscCall(PetscOptionsRangeInt("-pc_tridiag_direction", "Grid direction of the lines (lines mode): 0=x, 1=y, 2=z", "PCTridiagSetDirection", t->dir, &t->dir, NULL, 0, 2));
+  PetscCall(PetscOptionsEList("-pc_tridiag_algorithm", "Tridiagonal algorithm (auto: chosen from system size and batch count)", "PCTRIDIAG", names, SG_TRI_NUM_ALGS, names[t->alg], &ialg, NULL));
+  t->alg = (sg_tri_alg)ialg;
+  PetscCall(PetscOptionsReal("-pc_tridiag_pivot_tol", "Breakdown when |pivot| <= tol*(|l|+|d|+|u|) of its equation (<= 0: default 100*eps)", "PCTRIDIAG", t->pivtol, &t->pivtol, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool SGVecTypeIsCUDA(VecType vt)
+{
+  PetscBool flg = PETSC_FALSE;
+
+  if (vt && PetscStrcmpAny(vt, &flg, VECCUDA, VECSEQCUDA, VECMPICUDA, "") != PETSC_SUCCESS) return PETSC_FALSE;
+  return flg;
+}
+
+/* Make the coefficients available in device memory (in-place conversion of the Vec to
+   VECSEQCUDA, then one upload; PETSc logs the copy with PetscLogCpuToGpu). */
+static PetscErrorCode SGTriUpload(SGTri *t)
+{
+  const PetscScalar *c;
+  PetscMemType       mt;
+
+  PetscFunctionBegin;
+  PetscCheck(PetscDefined(HAVE_CUDA), PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc was configured without CUDA");
+  PetscCall(VecSetType(t->coef, VECCUDA));
+  PetscCall(VecGetArrayReadAndMemType(t->coef, &c, &mt));
+  PetscCall(VecRestoreArrayReadAndMemType(t->coef, &c));
+  PetscCheck(PetscMemTypeCUDA(mt), PETSC_COMM_SELF, PETSC_ERR_GPU, "Coefficient Vec did not move to CUDA memory");
+  PetscCall(PetscInfo(NULL, "StructGPU %s: uploaded %" PetscInt_FMT " tridiagonal coefficients to the device\n", t->name, 3 * t->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMDA checks and line geometry (LINES) */
+static PetscErrorCode SGTriSetUpLines(SGTri *t, DM da, PetscInt M)
+{
+  PetscInt  dim, gx, gy, gz, dof, sw, xs, ys, zs, xm, ym, zm;
+  PetscBool isda;
+
+  PetscFunctionBegin;
+  PetscCheck(da, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Tridiagonal lines mode needs a DMDA: call KSPSetDM()/PCSetDM(), create the operator with DMCreateMatrix(), or use PCShellSetLineSolve()");
+  PetscCall(PetscObjectTypeCompare((PetscObject)da, DMDA, &isda));
+  PetscCheck(isda, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_WRONG, "Tridiagonal lines mode needs a DMDA, got DM type %s", ((PetscObject)da)->type_name);
+  PetscCall(DMDAGetInfo(da, &dim, &gx, &gy, &gz, NULL, NULL, NULL, &dof, &sw, NULL, NULL, NULL, NULL));
+  PetscCheck(dof == 1, PetscObjectComm((PetscObject)da), PETSC_ERR_SUP, "Tridiagonal lines mode supports DMDAs with dof = 1 only (got %" PetscInt_FMT ")", dof);
+  PetscCheck(sw >= 1, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_WRONG, "Tridiagonal lines mode needs stencil width >= 1 (got 0): the operator cannot couple grid neighbours");
+  PetscCheck(t->dir >= 0 && t->dir < dim, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_OUTOFRANGE, "Line direction %" PetscInt_FMT " is not valid on a %" PetscInt_FMT "D DMDA", t->dir, dim);
+  PetscCheck(gx * gy * gz == M, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_SIZ, "The operator has %" PetscInt_FMT " rows but the DMDA %" PetscInt_FMT " points", M, gx * gy * gz);
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  t->dim    = dim;
+  t->box[0] = xm;
+  t->box[1] = ym;
+  t->box[2] = zm;
+  t->linelen = t->box[t->dir];
+  if (t->dir == 0) { /* rows of a line are consecutive */
+    t->layout = SG_TRI_CONTIGUOUS;
+    t->nbatch = ym * zm;
+    t->ld     = xm;
+    t->nplanes = 1;
+  } else if (t->dir == 1) { /* per z plane: system i, row j at j*xm + i */
+    t->layout  = SG_TRI_INTERLEAVED;
+    t->nbatch  = xm;
+    t->ld      = xm;
+    t->nplanes = zm;
+  } else { /* system i + xm j, row k at k*xm*ym + (i + xm j) */
+    t->layout  = SG_TRI_INTERLEAVED;
+    t->nbatch  = xm * ym;
+    t->ld      = xm * ym;
+    t->nplanes = 1;
+  }
+  t->planestride = xm * ym;
+  t->nlines      = t->nbatch * t->nplanes;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Read dl | d | du of the local rows from A into t->coef.
+   GLOBAL: columns g-1, g, g+1 in global numbering; LOCAL: the same without couplings to
+   other ranks; LINES: the grid neighbours along dir inside the rank's box (the DMDA's
+   PETSc ordering is the natural one inside each box: r = i + xm (j + ym k)). */
+static PetscErrorCode SGTriExtract(SGTri *t, Mat A)
+{
+  PetscScalar *c, *dl, *d, *du;
+  PetscInt     s = 1, len = t->n, bad = -1;
+  char         msg[256] = "";
+
+  PetscFunctionBegin;
+  if (t->mode == PC_TRIDIAG_LINES) {
+    s   = t->dir == 0 ? 1 : (t->dir == 1 ? t->box[0] : t->box[0] * t->box[1]);
+    len = t->box[t->dir];
+  }
+  PetscCall(VecGetArrayWrite(t->coef, &c));
+  dl = c;
+  d  = c + t->n;
+  du = c + 2 * t->n;
+  for (PetscInt r = 0; r < t->n; r++) {
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscInt           nz, g = t->rstart + r, pos = t->mode == PC_TRIDIAG_LINES ? (r / s) % len : r;
+    PetscBool          hasprev, hasnext;
+
+    if (t->mode == PC_TRIDIAG_GLOBAL) {
+      hasprev = (PetscBool)(g > 0);
+      hasnext = (PetscBool)(g < t->N - 1);
+    } else {
+      hasprev = (PetscBool)(pos > 0);
+      hasnext = (PetscBool)(pos < len - 1);
+    }
+    dl[r] = d[r] = du[r] = 0.0;
+    PetscCall(MatGetRow(A, g, &nz, &cols, &vals));
+    for (PetscInt e = 0; e < nz; e++) {
+      if (cols[e] == g) d[r] += vals[e];
+      else if (hasprev && cols[e] == g - s) dl[r] += vals[e];
+      else if (hasnext && cols[e] == g + s) du[r] += vals[e];
+    }
+    PetscCall(MatRestoreRow(A, g, &nz, &cols, &vals));
+    if (bad < 0 && (PetscIsInfOrNanScalar(dl[r]) || PetscIsInfOrNanScalar(d[r]) || PetscIsInfOrNanScalar(du[r]))) bad = g;
+  }
+  PetscCall(VecRestoreArrayWrite(t->coef, &c));
+  if (bad >= 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Operator row %" PetscInt_FMT " has an Inf or NaN entry in its tridiagonal part", bad));
+  PetscCall(SGAgree(PetscObjectComm((PetscObject)A), bad >= 0 ? PETSC_ERR_FP : PETSC_SUCCESS, msg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* GLOBAL: interface layout, k_r = min(n_r, 2) equations of 4 values plus one status slot per rank */
+static PetscErrorCode SGTriSetUpInterface(SGTri *t, MPI_Comm comm)
+{
+  PetscMPIInt size, k;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscFree2(t->cnt, t->dsp));
+  PetscCall(PetscFree2(t->ibuf, t->isys));
+  PetscCall(PetscMalloc2(size, &t->cnt, size, &t->dsp));
+  k = (PetscMPIInt)PetscMin(t->n, 2);
+  PetscCallMPI(MPI_Allgather(&k, 1, MPI_INT, t->cnt, 1, MPI_INT, comm));
+  t->niface = 0;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    t->niface += t->cnt[r];
+    t->cnt[r] = 4 * t->cnt[r] + 1;
+    t->dsp[r] = r ? t->dsp[r - 1] + t->cnt[r - 1] : 0;
+  }
+  PetscCall(PetscMalloc2(4 * t->niface + size, &t->ibuf, 4 * t->niface, &t->isys));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
+{
+  MPI_Comm         comm = PetscObjectComm((PetscObject)A);
+  PetscObjectId    id;
+  PetscObjectState state;
+  PetscInt         M, Nc, m, rend;
+  PetscBool        sbaij;
+  VecType          vt;
+  char             msg[256] = "";
+
+  PetscFunctionBegin;
+  PetscCall(SGScalarPrecision(&t->prec));
+  PetscCall(PetscObjectGetId((PetscObject)A, &id));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (t->coef && id == t->Aid && state == t->Astate && t->mode == t->xmode && t->dir == t->xdir && (t->mode != PC_TRIDIAG_LINES || da == t->da)) PetscFunctionReturn(PETSC_SUCCESS);
+
+  PetscCall(PetscLogEventBegin(SG_TRI_SetUp, A, 0, 0, 0));
+  PetscCall(MatGetSize(A, &M, &Nc));
+  PetscCheck(M == Nc, comm, PETSC_ERR_ARG_SIZ, "Tridiagonal solve needs a square matrix, got %" PetscInt_FMT " x %" PetscInt_FMT, M, Nc);
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  if (P && P != A) {
+    PetscInt PM, Pm;
+
+    PetscCall(MatGetSize(P, &PM, NULL));
+    PetscCall(MatGetLocalSize(P, &Pm, NULL));
+    PetscCheck(PM == M, comm, PETSC_ERR_ARG_SIZ, "The tridiagonal matrix has %" PetscInt_FMT " rows but the preconditioning matrix %" PetscInt_FMT, M, PM);
+    if (Pm != m) PetscCall(PetscSNPrintf(msg, sizeof(msg), "The tridiagonal matrix has %" PetscInt_FMT " local rows but the preconditioning matrix %" PetscInt_FMT ": use the same row layout", m, Pm));
+    PetscCall(SGAgree(comm, Pm != m ? PETSC_ERR_ARG_SIZ : PETSC_SUCCESS, msg));
+  }
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSEQSBAIJ, MATMPISBAIJ, MATSBAIJ, ""));
+  PetscCheck(!sbaij, comm, PETSC_ERR_SUP, "Symmetric-storage matrices (%s) are not supported: use AIJ or BAIJ", ((PetscObject)A)->type_name);
+
+  PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(MatDestroy(&t->A));
+  t->A = A;
+  if (t->mode == PC_TRIDIAG_LINES) {
+    PetscCall(PetscObjectReference((PetscObject)da));
+    PetscCall(DMDestroy(&t->da));
+    t->da = da;
+  } else PetscCall(DMDestroy(&t->da));
+  PetscCall(MatGetOwnershipRange(A, &t->rstart, &rend));
+  t->N = M;
+  if (!t->coef || t->n != m) {
+    PetscCall(VecDestroy(&t->coef));
+    PetscCall(VecCreate(PETSC_COMM_SELF, &t->coef));
+    PetscCall(VecSetSizes(t->coef, 3 * m, 3 * m));
+    PetscCall(VecSetType(t->coef, VECSEQ));
+  }
+  t->n = m;
+  t->Aid = 0; /* marks the coefficients invalid until extraction succeeded */
+
+  t->nlines = t->linelen = t->niface = 0;
+  if (t->mode == PC_TRIDIAG_LINES) {
+    PetscCall(SGTriSetUpLines(t, da, M));
+    if (t->box[0] * t->box[1] * t->box[2] != m) PetscCall(PetscSNPrintf(msg, sizeof(msg), "The operator has %" PetscInt_FMT " local rows but the DMDA's local box %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " points", m, t->box[0], t->box[1], t->box[2]));
+    PetscCall(SGAgree(comm, t->box[0] * t->box[1] * t->box[2] != m ? PETSC_ERR_ARG_SIZ : PETSC_SUCCESS, msg));
+  } else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSetUpInterface(t, comm));
+  PetscCall(SGTriExtract(t, A));
+
+  /* coefficients go to the device now when the operator's vectors live there */
+  PetscCall(MatGetVecType(P ? P : A, &vt));
+  if (SGVecTypeIsCUDA(vt)) t->want_device = PETSC_TRUE;
+  if (t->want_device && t->n) PetscCall(SGTriUpload(t));
+
+  {
+    sg_backend be = t->want_device ? SG_BACKEND_CUDA : SG_BACKEND_HOST;
+    long long  sm = t->mode == PC_TRIDIAG_LINES ? t->linelen : t->n, nb = t->mode == PC_TRIDIAG_LINES ? t->nbatch : 1;
+
+    t->alg_choice = t->alg != SG_TRI_AUTO ? t->alg : (t->n ? sg_tri_choose(be, t->prec, t->mode == PC_TRIDIAG_LINES ? t->layout : SG_TRI_CONTIGUOUS, sm, nb) : SG_TRI_AUTO);
+    if (t->alg == SG_TRI_AUTO && t->n) PetscCall(PetscInfo(NULL, "StructGPU %s: auto algorithm chooses %s for %lld system(s) of size %lld on the %s backend (measured crossovers, sg_tri_choose)\n", t->name, sg_tri_alg_name(t->alg_choice), nb, sm, be == SG_BACKEND_CUDA ? "cuda" : "host"));
+  }
+  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscInfo(NULL, "StructGPU %s: %" PetscInt_FMT " local rows, %" PetscInt_FMT " lines along %c of length %" PetscInt_FMT " (cut at the rank boundary)\n", t->name, t->n, t->nlines, SGDirName[t->dir], t->linelen));
+  else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(PetscInfo(NULL, "StructGPU %s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", interface system of %" PetscInt_FMT " equations over all ranks\n", t->name, t->n, t->N, t->niface));
+  else PetscCall(PetscInfo(NULL, "StructGPU %s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", couplings between ranks dropped\n", t->name, t->n, t->N));
+
+  t->Aid    = id;
+  t->Astate = state;
+  t->xmode  = t->mode;
+  t->xdir   = t->dir;
+  PetscCall(PetscLogEventEnd(SG_TRI_SetUp, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Partitioned solve of the global tridiagonal system. Returns the first failure in
+   *st / rep (*who = failing rank, -1 none); never leaves a rank behind in a collective. */
+static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)t->A);
+  PetscMPIInt rank, size, kexp;
+  PetscInt    off = 0;
+  double      send[9], iface[8], xp = 0.0, xn = 0.0;
+  int         k = 0;
+  double     *idl = t->isys, *id = t->isys + t->niface, *idu = t->isys + 2 * t->niface, *irhs = t->isys + 3 * t->niface;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  kexp = (t->cnt[rank] - 1) / 4;
+  *who = -1;
+  if (t->n) {
+    if (dev) PetscCall(PetscLogGpuTimeBegin());
+    *st = sg_tri_block_reduce(ctx, t->prec, t->n, c, c + t->n, c + 2 * t->n, b, t->pivtol, iface, &k, rep);
+    if (dev) PetscCall(PetscLogGpuTimeEnd());
+    if (dev) PetscCall(PetscLogGpuToCpu(4.0 * k * sizeof(double)));
+    if (*st == SG_OK && k != kexp) { /* kernel contract: min(n,2) interface equations */
+      *st = rep->status = SG_ERR_ARG;
+      PetscCall(PetscSNPrintf(rep->msg, sizeof(rep->msg), "block reduction returned %d interface equations, expected %d", k, (int)kexp));
+    }
+  }
+  PetscCall(PetscLogEventBegin(SG_TRI_Iface, t->A, 0, 0, 0));
+  for (int e = 0; e < 4 * kexp; e++) send[e] = *st == SG_OK ? iface[e] : 0.0;
+  send[4 * kexp] = (double)*st;
+  PetscCallMPI(MPI_Allgatherv(send, t->cnt[rank], MPI_DOUBLE, t->ibuf, t->cnt, t->dsp, MPI_DOUBLE, comm));
+  for (PetscMPIInt r = 0; r < size; r++) {
+    sg_status sr = (sg_status)(int)t->ibuf[t->dsp[r] + t->cnt[r] - 1];
+
+    if (sr != SG_OK) {
+      *st  = sr;
+      *who = r;
+      break;
+    }
+  }
+  if (*who < 0 && t->niface) {
+    PetscInt j = 0;
+
+    for (PetscMPIInt r = 0; r < size; r++) {
+      if (r == rank) off = j;
+      for (PetscMPIInt e = 0; e < (t->cnt[r] - 1) / 4; e++, j++) {
+        const double *q = t->ibuf + t->dsp[r] + 4 * e;
+
+        idl[j]  = q[0];
+        id[j]   = q[1];
+        idu[j]  = q[2];
+        irhs[j] = q[3];
+      }
+    }
+    *st = sg_tri_thomas_ref(t->niface, idl, id, idu, irhs, t->pivtol, rep); /* redundant: same outcome on all ranks */
+    PetscCall(PetscLogFlops(8.0 * t->niface));
+    if (*st != SG_OK) *who = rank;
+    else {
+      if (off > 0) xp = irhs[off - 1];
+      if (off + kexp < t->niface) xn = irhs[off + kexp];
+    }
+  }
+  PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
+  if (*who < 0 && t->n) {
+    if (dev) PetscCall(PetscLogGpuTimeBegin());
+    *st = sg_tri_block_solve(ctx, t->alg, t->prec, t->n, c, c + t->n, c + 2 * t->n, b, xp, xn, x, t->pivtol, rep);
+    if (dev) PetscCall(PetscLogGpuTimeEnd());
+    if (*st != SG_OK) *who = rank;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
+{
+  const PetscScalar *b, *c;
+  PetscScalar       *xo;
+  PetscMemType       mtx, mty, mtc = PETSC_MEMTYPE_HOST;
+  PetscInt           nx, ny;
+  PetscBool          dev;
+  sg_ctx            *ctx;
+  sg_status          st  = SG_OK;
+  sg_report          rep = {SG_OK, SG_TRI_AUTO, -1, -1, 0.0, ""};
+  PetscMPIInt        who = -1;
+
+  PetscFunctionBegin;
+  PetscCheck(t->A, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Tridiagonal preconditioner is not set up: call PCSetUp() first");
+  PetscCall(SGTriSetUp(t, t->A, NULL, t->da)); /* re-extract when the matrix or the settings changed */
+  PetscCall(VecGetLocalSize(x, &nx));
+  PetscCall(VecGetLocalSize(y, &ny));
+  PetscCheck(nx == t->n && ny == t->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vector local sizes %" PetscInt_FMT ", %" PetscInt_FMT " do not match the %" PetscInt_FMT " local rows of the tridiagonal operator", nx, ny, t->n);
+
+  PetscCall(VecGetArrayReadAndMemType(x, &b, &mtx));
+  PetscCall(VecGetArrayWriteAndMemType(y, &xo, &mty));
+  if (PetscMemTypeDevice(mtx) != PetscMemTypeDevice(mty)) {
+    PetscCall(VecRestoreArrayReadAndMemType(x, &b));
+    PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Input and output vectors live in different memory (%s and %s); no hidden copies are made", PetscMemTypeToString(mtx), PetscMemTypeToString(mty));
+  }
+  dev = PetscMemTypeDevice(mtx);
+  PetscCall(SGGetCtx(&t->ctxs, mtx, &ctx)); /* PETSC_ERR_SUP for non-CUDA device memory */
+  if (dev && !t->want_device) {
+    PetscCall(PetscInfo(NULL, "StructGPU %s: first PCApply with device vectors, moving the coefficients to the device\n", t->name));
+    t->want_device = PETSC_TRUE;
+    if (t->n) PetscCall(SGTriUpload(t));
+  }
+  if (dev) PetscCall(VecGetArrayReadAndMemType(t->coef, &c, &mtc));
+  else PetscCall(VecGetArrayRead(t->coef, &c));
+  PetscCheck(!t->n || PetscMemTypeDevice(mtc) == dev, PETSC_COMM_SELF, PETSC_ERR_GPU, "Tridiagonal coefficients are not in the vectors' memory");
+
+  PetscCall(PetscLogEventBegin(SG_TRI_Solve, t->A, x, y, 0));
+  if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSolveGlobal(t, ctx, dev, c, b, xo, &st, &rep, &who));
+  else if (t->n) {
+    sg_tri_batch B;
+
+    B.prec   = t->prec;
+    B.layout = t->mode == PC_TRIDIAG_LINES ? t->layout : SG_TRI_CONTIGUOUS;
+    B.m      = t->mode == PC_TRIDIAG_LINES ? t->linelen : t->n;
+    B.nbatch = t->mode == PC_TRIDIAG_LINES ? t->nbatch : 1;
+    B.ld     = t->mode == PC_TRIDIAG_LINES ? t->ld : t->n;
+    if (dev) PetscCall(PetscLogGpuTimeBegin());
+    for (PetscInt p = 0; p < (t->mode == PC_TRIDIAG_LINES ? t->nplanes : 1) && st == SG_OK; p++) {
+      PetscInt o = p * t->planestride;
+
+      B.dl = c + o;
+      B.d  = c + t->n + o;
+      B.du = c + 2 * t->n + o;
+      B.b  = b + o;
+      B.x  = xo + o;
+      st   = sg_tri_batch_solve(ctx, t->alg, &B, t->pivtol, &rep);
+      if (st != SG_OK) rep.system += p * t->nbatch; /* system numbers over all planes */
+    }
+    if (dev) PetscCall(PetscLogGpuTimeEnd());
+  }
+  if (dev) PetscCall(PetscLogGpuFlops(8.0 * t->n));
+  else PetscCall(PetscLogFlops(8.0 * t->n));
+  PetscCall(PetscLogEventEnd(SG_TRI_Solve, t->A, x, y, 0));
+
+  if (dev) PetscCall(VecRestoreArrayReadAndMemType(t->coef, &c));
+  else PetscCall(VecRestoreArrayRead(t->coef, &c));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &b));
+  PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
+
+  if (st != SG_OK) {
+    PetscMPIInt rank;
+
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)t->A), &rank));
+    if (t->mode != PC_TRIDIAG_GLOBAL || who == rank) PetscCall(SGCheckStatus(st, &rep, t->name));
+    SETERRQ(PETSC_COMM_SELF, SGStatusToPetscError(st), "StructGPU %s: the block reduction failed on rank %d (see its message)", t->name, who);
+  }
+  if (t->n) t->alg_used = rep.alg;
+  t->mtype_used = mtx;
+  t->applied    = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SGTriView(SGTri *t, PetscViewer viewer)
+{
+  PetscBool   isascii;
+  PetscMPIInt rank;
+  const char *cdev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines, cut at rank boundaries (block Jacobi across ranks)\n", SGDirName[t->dir], t->dir));
+  else if (t->mode == PC_TRIDIAG_LOCAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode local: tridiagonal part of each rank's rows, couplings between ranks dropped (block Jacobi)\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  mode global: exact solve with the tridiagonal part, all ranks coupled\n"));
+  if (t->applied) PetscCall(PetscViewerASCIIPrintf(viewer, "  algorithm requested %s, used %s (last PCApply)\n", sg_tri_alg_name(t->alg), t->alg_used < SG_TRI_NUM_ALGS ? sg_tri_alg_name(t->alg_used) : "none (no local rows)"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  algorithm requested %s, used: not applied yet%s%s\n", sg_tri_alg_name(t->alg), t->alg_choice != SG_TRI_AUTO ? ", expected " : "", t->alg_choice != SG_TRI_AUTO ? sg_tri_alg_name(t->alg_choice) : ""));
+  if (t->pivtol > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  pivot tolerance %g (breakdown when |pivot| <= tol * row sum)\n", (double)t->pivtol));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  pivot tolerance default (100 * machine epsilon of the precision)\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  backend used: %s\n", t->applied ? (PetscMemTypeHost(t->mtype_used) ? "host" : "cuda") : "none yet (chosen from the vectors' memory at PCApply)"));
+  if (!t->A) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " rows in total, precision %s\n", t->N, t->prec == SG_REAL64 ? "double" : "single"));
+  if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  interface system: %" PetscInt_FMT " equations (MPI_Allgatherv, solved redundantly on every rank)\n", t->niface));
+  cdev = t->want_device && t->n ? "host and device" : "host";
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
+  PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+  if (t->mode == PC_TRIDIAG_LINES)
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "    [%d] %" PetscInt_FMT " rows, box %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", %" PetscInt_FMT " lines of length %" PetscInt_FMT ", coefficients in %s memory\n", rank, t->n, t->box[0], t->box[1], t->box[2], t->nlines, t->linelen, cdev));
+  else PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "    [%d] %" PetscInt_FMT " rows (first %" PetscInt_FMT "), coefficients in %s memory\n", rank, t->n, t->rstart, cdev));
+  PetscCall(PetscViewerFlush(viewer));
+  PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ================================================================== PC type */
+
+static PetscErrorCode PCSetUp_Tridiag(PC pc)
+{
+  SGTri *t  = (SGTri *)pc->data;
+  DM     dm = NULL;
+
+  PetscFunctionBegin;
+  if (t->mode == PC_TRIDIAG_LINES) {
+    dm = pc->dm;
+    if (!dm) PetscCall(MatGetDM(pc->pmat, &dm));
+  }
+  PetscCall(SGTriSetUp(t, pc->pmat, pc->pmat, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_Tridiag(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(SGTriApply((SGTri *)pc->data, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_Tridiag(PC pc, PetscOptionItems PetscOptionsObject)
+{
+  SGTri        *t    = (SGTri *)pc->data;
+  PCTridiagMode mode = t->mode;
+  PetscInt      dir  = t->dir;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Tridiagonal solver options (StructGPU)");
+  PetscCall(SGTriSetFromOptions(t, PetscOptionsObject, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE));
+  PetscOptionsHeadEnd();
+  if (t->mode != mode || t->dir != dir) pc->setupcalled = PETSC_FALSE; /* new DM / coefficients needed */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_Tridiag(PC pc, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  PetscCall(SGTriView((SGTri *)pc->data, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_Tridiag(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(SGTriReset((SGTri *)pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_Tridiag(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(SGTriDestroy((SGTri **)&pc->data));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCTridiagSetMode_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCTridiagSetDirection_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCTridiagSetMode_Tridiag(PC pc, PCTridiagMode mode)
+{
+  PetscFunctionBegin;
+  if (((SGTri *)pc->data)->mode != mode) pc->setupcalled = PETSC_FALSE; /* re-extract at the next PCSetUp() */
+  ((SGTri *)pc->data)->mode = mode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCTridiagSetDirection_Tridiag(PC pc, PetscInt dir)
+{
+  PetscFunctionBegin;
+  if (((SGTri *)pc->data)->dir != dir) pc->setupcalled = PETSC_FALSE;
+  ((SGTri *)pc->data)->dir = dir;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCTridiagSetMode - Sets which tridiagonal system `PCTRIDIAG` solves
+
+  Logically Collective
+
+  Input Parameters:
++ pc   - the preconditioner context
+- mode - `PC_TRIDIAG_GLOBAL` (default), `PC_TRIDIAG_LOCAL` or `PC_TRIDIAG_LINES`
+
+  Options Database Key:
+. -pc_tridiag_mode <global,local,lines> - the mode
+
+  Level: intermediate
+
+.seealso: `PCTRIDIAG`, `PCTridiagMode`, `PCTridiagSetDirection()`
+@*/
+PetscErrorCode PCTridiagSetMode(PC pc, PCTridiagMode mode)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, mode, 2);
+  PetscCheck(mode >= PC_TRIDIAG_GLOBAL && mode <= PC_TRIDIAG_LINES, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCTridiagMode %d", (int)mode);
+  PetscTryMethod(pc, "PCTridiagSetMode_C", (PC, PCTridiagMode), (pc, mode));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCTridiagSetDirection - Sets the grid direction of the lines solved by `PCTRIDIAG` in `PC_TRIDIAG_LINES` mode
+
+  Logically Collective
+
+  Input Parameters:
++ pc  - the preconditioner context
+- dir - 0 (x, default), 1 (y) or 2 (z)
+
+  Options Database Key:
+. -pc_tridiag_direction <0,1,2> - the direction
+
+  Level: intermediate
+
+.seealso: `PCTRIDIAG`, `PCTridiagSetMode()`, `PCShellSetLineSolve()`
+@*/
+PetscErrorCode PCTridiagSetDirection(PC pc, PetscInt dir)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, dir, 2);
+  PetscCheck(dir >= 0 && dir <= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Line direction must be 0 (x), 1 (y) or 2 (z), got %" PetscInt_FMT, dir);
+  PetscTryMethod(pc, "PCTridiagSetDirection_C", (PC, PetscInt), (pc, dir));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   PCTRIDIAG - Exact solve with the tridiagonal part of the preconditioning matrix, on the host
+   or a CUDA GPU (StructGPU plugin: -dll_append libstructgpu.so)
+
+   Options Database Keys:
++  -pc_tridiag_mode <global,local,lines>                           - system solved, see `PCTridiagMode`
+.  -pc_tridiag_direction <0,1,2>                                   - line direction in lines mode (x, y, z)
+.  -pc_tridiag_algorithm <auto,thomas,cr,pcr,rd,cr_pcr,cr_rd,tpcr> - tridiagonal algorithm (auto: chosen from size and batch count)
+-  -pc_tridiag_pivot_tol <tol>                                     - breakdown when |pivot| <= tol * (|l|+|d|+|u|) of its equation
+
+   Level: intermediate
+
+   Notes:
+   The coefficients are the entries (i,i-1), (i,i), (i,i+1) of the Pmat in global numbering
+   (global mode), the same restricted to each rank's rows (local mode, block Jacobi), or the entries
+   coupling neighbouring grid points along one direction of a `DMDA` with dof 1 (lines mode; lines are
+   cut at rank boundaries, so the preconditioner is block Jacobi across ranks). They are extracted at
+   `PCSetUp()` with `MatGetRow()` (AIJ and BAIJ types, including `MATAIJCUSPARSE`) and re-extracted when
+   the matrix changes.
+
+   With vectors in CUDA memory (`VECCUDA`, e.g. -vec_type cuda, -dm_vec_type cuda, -mat_type aijcusparse)
+   the CUDA kernels run on the stream of PETSc's current `PetscDeviceContext` and the coefficients are
+   uploaded once; with host vectors the host kernels run. No vector is copied between host and device;
+   the only transfers in global mode are the 2-4 interface equations per rank.
+
+   Breakdown (zero or tiny pivot) gives `PETSC_ERR_MAT_LU_ZRPVT`, Inf/NaN `PETSC_ERR_FP`.
+   Only real scalars are supported.
+
+.seealso: `PCTridiagSetMode()`, `PCTridiagSetDirection()`, `PCShellSetTridiagonal()`, `PCShellSetLineSolve()`, `PCBJACOBI`
+M*/
+PETSC_INTERN PetscErrorCode PCCreate_Tridiag(PC pc)
+{
+  SGTri *t;
+
+  PetscFunctionBegin;
+  PetscCall(SGTriCreate(&t));
+  PetscCall(PetscStrncpy(t->name, "PCTRIDIAG", sizeof(t->name)));
+  pc->data                 = (void *)t;
+  pc->ops->setup           = PCSetUp_Tridiag;
+  pc->ops->apply           = PCApply_Tridiag;
+  pc->ops->setfromoptions  = PCSetFromOptions_Tridiag;
+  pc->ops->view            = PCView_Tridiag;
+  pc->ops->reset           = PCReset_Tridiag;
+  pc->ops->destroy         = PCDestroy_Tridiag;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCTridiagSetMode_C", PCTridiagSetMode_Tridiag));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCTridiagSetDirection_C", PCTridiagSetDirection_Tridiag));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

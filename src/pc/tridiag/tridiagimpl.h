@@ -1,0 +1,68 @@
+/* Shared core of the tridiagonal preconditioners: used by the PC type PCTRIDIAG
+   (src/pc/tridiag/tridiag.c) and by the PCSHELL helpers PCShellSetTridiagonal() /
+   PCShellSetLineSolve() (src/tri/trishell.c). The core owns the settings, the extracted
+   coefficients and the execution contexts; the front ends only decide which matrix and
+   DM the coefficients come from. */
+#pragma once
+#include <structgpu.h>
+#include <petsc/private/pcimpl.h>
+#include <petscdmda.h>
+#include "sys/sgpetsc.h"
+
+typedef struct {
+  /* settings */
+  PCTridiagMode mode;
+  PetscInt      dir;    /* LINES: 0,1,2 = x,y,z */
+  sg_tri_alg    alg;    /* requested algorithm */
+  PetscReal     pivtol; /* <= 0: kernel default (100 eps) */
+
+  /* source of the coefficients (referenced) and its state at extraction */
+  Mat              A;
+  DM               da; /* LINES only */
+  PetscObjectId    Aid;
+  PetscObjectState Astate;
+  PCTridiagMode    xmode; /* settings the coefficients were extracted with */
+  PetscInt         xdir;
+
+  /* extracted coefficients: the 3n values dl | d | du of the local rows, in a Vec so
+     the same storage can be converted in place to VECSEQCUDA and uploaded once */
+  PetscInt  n, N, rstart;
+  Vec       coef;
+  PetscBool want_device; /* convert coef to CUDA at (re)extraction: the operator's vectors live there */
+
+  /* LINES geometry: local box and the batch description of the line systems */
+  PetscInt     dim, box[3]; /* xm, ym, zm */
+  PetscInt     linelen, nlines;
+  PetscInt     nplanes, nbatch; /* batches of nbatch systems per plane, nplanes planes */
+  PetscInt     planestride, ld;
+  sg_tri_layout layout;
+
+  /* GLOBAL: interface system (k_r = min(n_r,2) equations per rank, plus 1 status slot) */
+  PetscMPIInt *cnt, *dsp;
+  PetscInt     niface;
+  double      *ibuf; /* gathered interface data, 4 niface + size values */
+  double      *isys; /* interface system: dl | d | du | rhs, 4 niface values */
+
+  /* execution */
+  sg_precision prec;
+  SGCtxCache   ctxs;
+  sg_tri_alg   alg_choice; /* AUTO resolved by sg_tri_choose at setup (host backend) */
+  sg_tri_alg   alg_used;   /* reported by the last solve, SG_TRI_NUM_ALGS = not yet */
+  PetscMemType mtype_used; /* memory type of the last PCApply vectors */
+  PetscBool    applied;
+  char         name[64];
+} SGTri;
+
+PETSC_INTERN PetscErrorCode SGTriCreate(SGTri **);
+PETSC_INTERN PetscErrorCode SGTriReset(SGTri *);
+PETSC_INTERN PetscErrorCode SGTriDestroy(SGTri **);
+/* options -pc_tridiag_* (inside PetscOptionsBegin/End or PetscOptionsHeadBegin/End);
+   allowmode / allowdir select which settings may be changed from the options */
+PETSC_INTERN PetscErrorCode SGTriSetFromOptions(SGTri *, PetscOptionItems, PetscBool allowmode, PetscBool allowlines, PetscBool allowdir);
+/* extract the coefficients of A (rows laid out like Pmat; for LINES, da gives the grid)
+   unless A, its state and the settings are unchanged since the last extraction */
+PETSC_INTERN PetscErrorCode SGTriSetUp(SGTri *, Mat A, Mat Pmat, DM da);
+PETSC_INTERN PetscErrorCode SGTriApply(SGTri *, Vec x, Vec y);
+PETSC_INTERN PetscErrorCode SGTriView(SGTri *, PetscViewer);
+
+PETSC_INTERN PetscErrorCode PCCreate_Tridiag(PC);

@@ -1,0 +1,129 @@
+// Execution context, CUDA part: device workspaces (stream-ordered where the device has
+// memory pools), pinned host workspaces, the device breakdown record and error helpers.
+#include "sys/sg_cuda.cuh"
+#include <mutex>
+
+extern "C" int sg_cuda_available(void)
+{
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) { (void)cudaGetLastError(); return 0; }
+  return n > 0;
+}
+
+static bool sg_cuda_pools()
+{
+  int dev = 0, pools = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return pools != 0;
+}
+
+void *sg_cuda_dev_alloc(sg_ctx *ctx, size_t bytes)
+{
+  void *p = nullptr;
+  cudaError_t e = sg_cuda_pools() ? cudaMallocAsync(&p, bytes, sg_stream(ctx)) : cudaMalloc(&p, bytes);
+  if (e != cudaSuccess) { (void)cudaGetLastError(); return nullptr; }
+  return p;
+}
+
+void sg_cuda_dev_free(sg_ctx *ctx, void *p)
+{
+  if (!p) return;
+  if (sg_cuda_pools()) (void)cudaFreeAsync(p, sg_stream(ctx));
+  else (void)cudaFree(p);
+}
+
+void *sg_cuda_pinned_alloc(size_t bytes)
+{
+  void *p = nullptr;
+  if (cudaMallocHost(&p, bytes) != cudaSuccess) { (void)cudaGetLastError(); return nullptr; }
+  return p;
+}
+
+void sg_cuda_pinned_free(void *p)
+{
+  if (p) (void)cudaFreeHost(p);
+}
+
+sg_status sg_ctx_cuda_init(sg_ctx *ctx)
+{
+  if (!sg_cuda_available()) return SG_ERR_DEVICE;
+  if (cudaMalloc(&ctx->dreport, sizeof(sg_dev_report)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    ctx->dreport = nullptr;
+    return SG_ERR_MEM;
+  }
+  if (cudaMemset(ctx->dreport, 0xff, sizeof(sg_dev_report)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    (void)cudaFree(ctx->dreport);
+    ctx->dreport = nullptr;
+    return SG_ERR_DEVICE;
+  }
+  return SG_OK;
+}
+
+void sg_ctx_cuda_fini(sg_ctx *ctx)
+{
+  if (ctx->stream) (void)cudaStreamSynchronize(sg_stream(ctx));  // stream-ordered frees done before
+  else (void)cudaDeviceSynchronize();
+  if (ctx->dreport) (void)cudaFree(ctx->dreport);
+  ctx->dreport = nullptr;
+}
+
+sg_status sg_cuda_check(cudaError_t e, sg_report *rep, const char *what)
+{
+  if (e == cudaSuccess) return SG_OK;
+  (void)cudaGetLastError();
+  return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep)
+{
+  cudaPointerAttributes a;
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "%s is not a device pointer (CUDA cannot identify it)", name);
+  }
+  if (a.type == cudaMemoryTypeUnregistered)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "%s points to ordinary host memory; the CUDA path needs device memory", name);
+  return SG_OK;
+}
+
+sg_status sg_dev_report_reset(sg_ctx *ctx, sg_report *rep)
+{
+  return sg_cuda_check(cudaMemsetAsync(ctx->dreport, 0xff, sizeof(sg_dev_report), sg_stream(ctx)), rep, "resetting the device report");
+}
+
+sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep)
+{
+  sg_status st = sg_cuda_check(cudaGetLastError(), rep, "kernel launch");
+  if (st != SG_OK) return st;
+  sg_dev_report h;
+  st = sg_cuda_check(cudaMemcpyAsync(&h, ctx->dreport, sizeof h, cudaMemcpyDeviceToHost, sg_stream(ctx)), rep, "reading the device report");
+  if (st == SG_OK) st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "kernel execution");
+  if (st != SG_OK || h.key == ~0ull) return st;
+  return sg_report_fail(rep, (int)((h.key >> 32) & 3), (long long)(h.key >> 34), (long long)(h.key & 0xffffffffull), h.value);
+}
+
+namespace {
+struct sg_dev_props { int sms = 0, smem = 0; };
+sg_dev_props sg_props()
+{
+  static std::mutex   mtx;
+  static sg_dev_props cache[64];
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) { (void)cudaGetLastError(); return sg_dev_props{}; }
+  std::lock_guard<std::mutex> lock(mtx);
+  if (!cache[dev].sms) {
+    cudaDeviceGetAttribute(&cache[dev].sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&cache[dev].smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    (void)cudaGetLastError();
+  }
+  return cache[dev];
+}
+} // namespace
+
+int sg_cuda_num_sms(void) { int n = sg_props().sms; return n > 0 ? n : 1; }
+int sg_cuda_smem_optin(void) { int n = sg_props().smem; return n > 0 ? n : 48 * 1024; }

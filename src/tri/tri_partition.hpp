@@ -1,0 +1,377 @@
+// Partitioned tridiagonal solver (TPCR) and the block primitives: the algorithm pieces
+// written once for the host twin (tri_tpcr_host.cpp) and the CUDA kernels
+// (tri_tpcr_cuda.cu). Both follow the same plan (tp_make_plan) and call the same
+// SG_HD functions in the same order, so they agree up to rounding (FMA contraction).
+//
+// Structure (Q = rows per chunk = rows per thread, a compile-time constant):
+//   chunk    Q consecutive rows of one system, held in registers by one thread.
+//            tp_chunk_reduce eliminates the sub-diagonal downwards (fill in the chunk's
+//            first column) and the super-diagonal upwards (fill in the last column),
+//            leaving 2 interface equations
+//               e0: a*x_prev  + b*x_first + c*x_last = d
+//               e1: a*x_first + b*x_last  + c*x_next = d
+//            (1 equation (x_prev, x_0, x_next) for a 1-row chunk). Concatenated over
+//            consecutive chunks they form a tridiagonal system in
+//            (first_0, last_0, first_1, last_1, ...). tp_chunk_solve recovers the interior
+//            from x_first, x_last by back substitution with the stored coefficients.
+//   tile     team = up to 512 chunks (threads) of one system: TEAM*Q rows.
+//            SOLVE: the tile's 2*TEAM interface equations are solved by one
+//            even/odd reduction step (chunk j's e0 absorbs e1 of chunks j-1 and j: an
+//            equation in first_{j-1}, first_j, first_{j+1}), PCR on those TEAM equations
+//            (tp_pcr_step, log2(TEAM) steps), x_last_j from e1_j (tp_last_x), then every
+//            chunk is back-substituted. (The even/odd step halves the PCR's shared
+//            memory traffic and registers compared with PCR on all 2*TEAM equations.)
+//            Rows past the end of the tile are identity equations (decoupled).
+//            REDUCE: the chunks' equation pairs are merged pairwise in a tree
+//            (tp_merge = tp_chunk_reduce of the <= 4 stacked equations) down to the
+//            tile's own 2 interface equations (same form as a chunk's). Rows past the end
+//            are absent (a ragged chunk has fewer rows; empty chunks drop out), so the
+//            tile's last unknown is the system's true last row and its coupling to an
+//            external x_next is kept (needed by sg_tri_block_reduce).
+//   levels   a system longer than one tile (tp_plan.ntiles > 1): REDUCE every tile
+//            -> reduced tridiagonal system of mr = 2*ntiles (-1) equations in
+//            (first_0, last_0, first_1, ...), solved recursively by the same scheme; then
+//            SOLVE every tile again with its neighbours x_prev = last of the previous tile
+//            and x_next = first of the next tile known (FINISH, tp_sys::xr).
+// Boundary rules (tp_sys::endmode) for row 0 / row m-1 of a system:
+//   TP_END_ZERO   dl[0], du[m-1] ignored (batch convention)
+//   TP_END_KNOWN  b[0] -= dl[0]*xprev, b[m-1] -= du[m-1]*xnext (sg_tri_block_solve)
+//   TP_END_KEEP   the couplings stay in the reduced equations (sg_tri_block_reduce)
+// Breakdown: every division goes through tp_inv (sg_bad_pivot) and reports through the
+// Team's fail(class, row, value); inputs and results are checked for Inf/NaN.
+#pragma once
+#include "tri/tri_team.hpp"
+
+#if defined(__CUDACC__)
+#define TP_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define TP_UNROLL _Pragma("GCC unroll 16")
+#else
+#define TP_UNROLL
+#endif
+
+enum { TP_END_ZERO = 0, TP_END_KNOWN = 1, TP_END_KEEP = 2 };
+constexpr int TP_BLOCK     = 256;  // threads per block (default)
+constexpr int TP_BLOCK_MAX = 512;  // largest block (one team of 512 chunks)
+
+// Rows per thread: 64 bytes per array per thread (4 x 16-byte vector loads).
+template <class T> constexpr int tp_q() { return sizeof(T) == 8 ? 8 : 16; }
+
+template <class T> struct tp_eq {
+  T a, b, c, d;
+};
+template <class T> struct tp_node {  // reduced equations of a chunk / merged chunks
+  tp_eq<T> e0, e1;
+  int      cnt;  // 0 (empty), 1 or 2 equations
+};
+
+// One level: a batch of systems (input, or a reduced system in workspace).
+template <class T> struct tp_sys {
+  const T  *dl, *d, *du, *b;
+  T        *x;
+  long long m, nbatch;
+  long long ss, rs;            // element (system s, row i) at s*ss + i*rs
+  int       endmode;           // TP_END_*
+  T         xprev, xnext;      // TP_END_KNOWN: values of the external neighbours
+  const T  *xr;                // FINISH: solution of the reduced system, or NULL
+  long long xss, xrs;          // element (s, k) of xr at s*xss + k*xrs
+  long long rscale;            // reported row = local row * rscale (best effort)
+  bool      user;              // user input (checked for Inf/NaN), not a reduced system
+  bool      inter;             // layout SG_TRI_INTERLEAVED (thread mapping, plan)
+};
+
+// Launch geometry, shared by host and device.
+struct tp_plan {
+  int       team, spb;  // chunks (threads) per system tile; system tiles per block
+  long long tile;       // rows per tile = team*Q
+  long long ntiles;     // tiles per system
+  long long groups;     // ceil(nbatch/spb)
+  long long mr;         // size of the reduced system when ntiles > 1
+};
+
+template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatch)
+{
+  constexpr int Q = tp_q<T>();
+  tp_plan       p;
+  const int     nbp = sg_next_pow2(nbatch < (1 << 20) ? nbatch : (1 << 20));
+  // interleaved: >= 32 bytes of consecutive systems per block (4 double, 8 float), so that
+  // a row of a block's systems is made of whole 32-byte sectors
+  const int       spb0   = layout == SG_TRI_INTERLEAVED ? (nbp < 32 / (int)sizeof(T) ? nbp : 32 / (int)sizeof(T)) : 1;
+  const long long chunks = (m + Q - 1) / Q;
+  if (chunks * spb0 <= TP_BLOCK_MAX) {  // one tile per system
+    p.team   = sg_next_pow2(chunks);
+    const int fill = TP_BLOCK / p.team < nbp ? TP_BLOCK / p.team : nbp;
+    p.spb    = fill > spb0 ? fill : spb0;
+    p.ntiles = 1;
+  } else {
+    p.team   = TP_BLOCK / spb0;
+    p.spb    = spb0;
+    p.ntiles = (m + (long long)p.team * Q - 1) / ((long long)p.team * Q);
+  }
+  p.tile   = (long long)p.team * Q;
+  p.groups = (nbatch + p.spb - 1) / p.spb;
+  if (p.ntiles > 1) {
+    const long long lastrows = m - (p.ntiles - 1) * p.tile;
+    p.mr = 2 * (p.ntiles - 1) + (lastrows < 2 ? lastrows : 2);
+  } else p.mr = 0;
+  return p;
+}
+
+// Element offsets of a reduced system of size mr for nbatch systems in `layout`.
+inline void tp_reduced_strides(int layout, long long mr, long long nbatch, long long &ss, long long &rs)
+{
+  if (layout == SG_TRI_INTERLEAVED) { ss = 1; rs = nbatch; }
+  else { ss = mr; rs = 1; }
+}
+
+// Workspace (values of T) of tp_solve_levels / tp_reduce_levels.
+template <class T> long long tp_solve_work(int layout, long long m, long long nbatch)
+{
+  const tp_plan p = tp_make_plan<T>(layout, m, nbatch);
+  return p.ntiles == 1 ? 0 : 4 * p.mr * nbatch + tp_solve_work<T>(layout, p.mr, nbatch);
+}
+template <class T> long long tp_reduce_work(long long n)
+{
+  const tp_plan p = tp_make_plan<T>(SG_TRI_CONTIGUOUS, n, 1);
+  return p.ntiles == 1 ? 8 : 4 * p.mr + tp_reduce_work<T>(p.mr);
+}
+
+// 1/b for the equation (a, b, c) of row `row`. A breakdown (sg_bad_pivot) is reported
+// only for a finite equation: a non-finite one is the consequence of a failure reported
+// already (input check, an earlier pivot) or of an overflow (reported by the result check),
+// so the row that caused the breakdown is the one reported.
+template <class Team, class T> SG_HD T tp_inv(Team &t, T a, T b, T c, T tol, long long row)
+{
+  if (sg_bad_pivot(a, b, c, tol) && tri_finite(a) && tri_finite(b) && tri_finite(c)) t.fail(SG_FAIL_PIVOT, row, (double)b);
+  return (T)1 / b;
+}
+
+// Arguments common to the block primitives (host and CUDA).
+inline sg_status tp_block_check(sg_precision prec, long long n, const void *dl, const void *d, const void *du, const void *b, sg_report *rep)
+{
+  if (prec != SG_REAL64 && prec != SG_REAL32)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown precision %d (use SG_REAL64 or SG_REAL32)", (int)prec);
+  if (n < 1) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "block size n = %lld, must be >= 1", n);
+  if (!dl || !d || !du || !b)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (%s)", !dl ? "dl" : !d ? "d" : !du ? "du" : "b");
+  return SG_OK;
+}
+
+// Row (of the tile starting at ts) that interface equation i stands for.
+SG_HD long long tp_eq_row(long long ts, int i, int Q) { return ts + (long long)(i >> 1) * Q + (i & 1) * (Q - 1); }
+
+// ---------------------------------------------------------------- chunk load / checks
+// Raw rows [g0, g0+Q) of system s (identity for rows >= te).
+template <int Q, class T>
+SG_HD void tp_load_raw(const tp_sys<T> &S, long long s, long long g0, long long te, T (&a)[Q], T (&b)[Q], T (&c)[Q], T (&r)[Q])
+{
+  const long long o = s * S.ss + g0 * S.rs;
+TP_UNROLL
+  for (int i = 0; i < Q; i++) {
+    if (g0 + i < te) {
+      const long long k = o + i * S.rs;
+      a[i] = S.dl[k]; b[i] = S.d[k]; c[i] = S.du[k]; r[i] = S.b[k];
+    } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+  }
+}
+
+// Slow path of the input check: re-read rows [g0, ge) of system s (so that the caller's
+// registers need not stay live) and report the first non-finite value used.
+template <class T, class Team>
+SG_HD void tp_find_bad_input(Team &tm, const tp_sys<T> &S, bool sysfirst, bool syslast, long long s, long long g0, long long ge)
+{
+  for (long long g = g0; g < ge; g++) {
+    const long long k = s * S.ss + g * S.rs;
+    const bool ia = sysfirst && g == 0 && S.endmode == TP_END_ZERO, ic = syslast && g == S.m - 1 && S.endmode == TP_END_ZERO;
+    const T    v[4] = {ia ? (T)0 : S.dl[k], S.d[k], ic ? (T)0 : S.du[k], S.b[k]};
+    for (int q = 0; q < 4; q++)
+      if (!tri_finite(v[q])) { tm.fail(SG_FAIL_INPUT, g, (double)v[q]); return; }
+  }
+}
+
+// Boundary rules and input check for the chunk at row g0 of tile t (rows [ts, te)) of
+// system s. xr (FINISH): x_prev = xr[2t-1], x_next = xr[2t+2] of the reduced system.
+template <int Q, class T, class Team>
+SG_HD void tp_fix_chunk(Team &tm, const tp_sys<T> &S, long long s, long long t, long long ts, long long te, long long g0,
+                        T (&a)[Q], T (&b)[Q], T (&c)[Q], T (&r)[Q])
+{
+  const bool first = g0 == ts, last = g0 + Q >= te && g0 < te;
+  const int  L     = (int)(te - 1 - g0);  // local index of the tile's last row (when `last`)
+  if (first && ts == 0 && S.endmode == TP_END_ZERO) a[0] = 0;
+  if (last && te == S.m && S.endmode == TP_END_ZERO) {
+TP_UNROLL
+    for (int i = 0; i < Q; i++)
+      if (i == L) c[i] = 0;
+  }
+  if (S.user) {  // reduced systems are not checked: a NaN there is a consequence
+    T z = 0;      // NaN iff some value is Inf or NaN (rows >= te are the identity)
+TP_UNROLL
+    for (int i = 0; i < Q; i++) z += (a[i] - a[i]) + (b[i] - b[i]) + (c[i] - c[i]) + (r[i] - r[i]);
+    if (!(z == (T)0)) tp_find_bad_input(tm, S, g0 == ts && ts == 0, te == S.m, s, g0, te < g0 + Q ? te : g0 + Q);
+  }
+  if (first) {  // fold a known x_prev into the right-hand side
+    if (ts == 0 ? S.endmode == TP_END_KNOWN : S.xr != nullptr) {
+      const T xp = ts == 0 ? S.xprev : S.xr[s * S.xss + (2 * t - 1) * S.xrs];
+      r[0] -= a[0] * xp;
+      a[0] = 0;
+    }
+  }
+  if (last && (te == S.m ? S.endmode == TP_END_KNOWN : S.xr != nullptr)) {
+    const T xn = te == S.m ? S.xnext : S.xr[s * S.xss + (2 * t + 2) * S.xrs];
+TP_UNROLL
+    for (int i = 0; i < Q; i++)
+      if (i == L) { r[i] -= c[i] * xn; c[i] = 0; }
+  }
+}
+
+// ---------------------------------------------------------------- chunk reduce / solve
+// Reduce the first nrow (0..Q) rows of a chunk to its interface equations (returns their
+// number). On return a, c, r hold the normalised downward rows i = 1..nrow-1:
+//   alpha_i x_first + x_i + gamma_i x_{i+1} = rho_i   (a = alpha, c = gamma, r = rho),
+// which tp_chunk_solve uses. Row of local i for reports: row0 + i*rstep.
+template <int Q, class T, class Team>
+SG_HD int tp_chunk_reduce(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], int nrow, T tol, long long row0, long long rstep,
+                          tp_eq<T> &e0, tp_eq<T> &e1)
+{
+  T pa = -1, pc = 0, pr = 0;  // pseudo row "x_first - x_first = 0" makes row 1 the general case
+TP_UNROLL
+  for (int i = 1; i < Q; i++)
+    if (i < nrow) {
+      const T ai = a[i], inv = tp_inv(tm, ai, b[i] - ai * pc, c[i], tol, row0 + i * rstep);
+      pa = a[i] = -ai * pa * inv;
+      pc = c[i] = c[i] * inv;
+      pr = r[i] = (r[i] - ai * pr) * inv;
+    }
+  // upward: x_1 = ur - ua*x_first - uc*x_last, starting from the identity for x_last
+  T ua = 0, uc = -1, ur = 0;
+TP_UNROLL
+  for (int i = Q - 2; i >= 1; i--)
+    if (i <= nrow - 2) {
+      ua = a[i] - c[i] * ua;
+      ur = r[i] - c[i] * ur;
+      uc = -c[i] * uc;
+    }
+  e0 = {a[0], b[0] - c[0] * ua, -c[0] * uc, r[0] - c[0] * ur};
+  e1 = {pa, (T)1, pc, pr};  // row nrow-1 after the downward pass
+  return nrow >= 2 ? 2 : nrow;
+}
+
+// Interior of a full chunk from x_first, x_last (after tp_chunk_reduce with nrow = Q);
+// x is left in r.
+template <int Q, class T> SG_HD void tp_chunk_solve(const T (&a)[Q], const T (&c)[Q], T (&r)[Q], T x0, T xl)
+{
+  r[Q - 1] = xl;
+TP_UNROLL
+  for (int i = Q - 2; i >= 1; i--) r[i] = r[i] - a[i] * x0 - c[i] * r[i + 1];
+  r[0] = x0;
+}
+
+// Merge the reduced equations of two adjacent pieces (A left of B): eliminate A's last
+// and B's first unknown (a 2..4-row chunk reduce).
+template <class T, class Team> SG_HD tp_node<T> tp_merge(Team &tm, const tp_node<T> &A, const tp_node<T> &B, T tol, long long row)
+{
+  if (B.cnt == 0) return A;
+  if (A.cnt == 0) return B;
+  const bool two = A.cnt == 2;
+  const tp_eq<T> q0 = A.e0, q1 = two ? A.e1 : B.e0, q2 = two ? B.e0 : B.e1, q3 = B.e1;
+  T a[4] = {q0.a, q1.a, q2.a, q3.a}, b[4] = {q0.b, q1.b, q2.b, q3.b}, c[4] = {q0.c, q1.c, q2.c, q3.c}, r[4] = {q0.d, q1.d, q2.d, q3.d};
+  tp_node<T> o;
+  o.cnt = tp_chunk_reduce<4>(tm, a, b, c, r, A.cnt + B.cnt, tol, row, 0, o.e0, o.e1);
+  return o;
+}
+
+// ---------------------------------------------------------------- PCR on interface eqs
+// One PCR step for equation e with neighbours L (distance -s) and R (distance +s).
+template <class T, class Team>
+SG_HD tp_eq<T> tp_pcr_step(Team &tm, const tp_eq<T> &e, bool hasL, const tp_eq<T> &L, bool hasR, const tp_eq<T> &R, T tol, long long rowL,
+                           long long rowR)
+{
+  tp_eq<T> o = {0, e.b, 0, e.d};
+  if (hasL) {
+    const T k = e.a * tp_inv(tm, L.a, L.b, L.c, tol, rowL);
+    o.a = -L.a * k; o.b -= L.c * k; o.d -= L.d * k;
+  }
+  if (hasR) {
+    const T k = e.c * tp_inv(tm, R.a, R.b, R.c, tol, rowR);
+    o.c = -R.c * k; o.b -= R.a * k; o.d -= R.d * k;
+  }
+  return o;
+}
+template <class T, class Team> SG_HD T tp_pcr_x(Team &tm, const tp_eq<T> &e, T tol, long long row)
+{
+  return e.d * tp_inv(tm, e.a, e.b, e.c, tol, row);
+}
+// x_last of a chunk from its e1 (x_first, x_last, x_first of the next chunk).
+template <class T, class Team> SG_HD T tp_last_x(Team &tm, const tp_eq<T> &e1, T xf, T xf_next, T tol, long long row)
+{
+  return (e1.d - e1.a * xf - e1.c * xf_next) * tp_inv(tm, e1.a, e1.b, e1.c, tol, row);
+}
+
+// Result check: flags the first non-finite x of rows [g0, te).
+template <int Q, class T, class Team> SG_HD void tp_check_x(Team &tm, const T (&x)[Q], long long g0, long long te)
+{
+  T z = 0;
+TP_UNROLL
+  for (int i = 0; i < Q; i++) z += g0 + i < te ? x[i] - x[i] : (T)0;
+  if (!(z == (T)0)) {
+TP_UNROLL
+    for (int i = 0; i < Q; i++)
+      if (g0 + i < te && !tri_finite(x[i])) { tm.fail(SG_FAIL_RESULT, g0 + i, (double)x[i]); break; }
+  }
+}
+
+// Output check of a reduced equation (sg_tri_block_reduce returns them).
+template <class T, class Team> SG_HD void tp_check_eq(Team &tm, const tp_eq<T> &e, long long row)
+{
+  const T z = (e.a - e.a) + (e.b - e.b) + (e.c - e.c) + (e.d - e.d);
+  if (!(z == (T)0)) tm.fail(SG_FAIL_RESULT, row, (double)(tri_finite(e.b) ? e.d : e.b));
+}
+
+// ---------------------------------------------------------------- level drivers
+// Executor interface (host: tri_tpcr_host.cpp, device: tri_tpcr_cuda.cu):
+//   ex.solve(S, plan, tol)   SOLVE every tile (FINISH when S.xr is set)
+//   ex.reduce(S, plan, tol, rdl, rd, rdu, rb, rss, rrs)  REDUCE every tile; tile t's
+//        equations go to elements (s, 2t), (s, 2t+1) at s*rss + k*rrs
+//   ex.ok()  false once a launch failed (device errors; stop early)
+template <class T, class Ex> void tp_solve_levels(Ex &ex, const tp_sys<T> &S, T tol, T *work)
+{
+  const int     layout = S.inter ? SG_TRI_INTERLEAVED : SG_TRI_CONTIGUOUS;
+  const tp_plan p = tp_make_plan<T>(layout, S.m, S.nbatch);
+  if (p.ntiles == 1) { ex.solve(S, p, tol); return; }
+  const long long nr = p.mr * S.nbatch;
+  T *rdl = work, *rd = work + nr, *rdu = work + 2 * nr, *rb = work + 3 * nr;
+  tp_sys<T> R = S;
+  R.dl = rdl; R.d = rd; R.du = rdu; R.b = rb; R.x = rb;  // the reduced x overwrites its b
+  R.m = p.mr;
+  tp_reduced_strides(layout, p.mr, S.nbatch, R.ss, R.rs);
+  R.endmode = TP_END_ZERO;  // the system's own ends were zeroed or folded by the reduce
+  R.xr = nullptr;
+  R.rscale = S.rscale * (p.tile / 2);
+  R.user   = false;
+  ex.reduce(S, p, tol, rdl, rd, rdu, rb, R.ss, R.rs);
+  if (!ex.ok()) return;
+  tp_solve_levels(ex, R, tol, work + 4 * nr);
+  if (!ex.ok()) return;
+  tp_sys<T> F = S;
+  F.xr = rb; F.xss = R.ss; F.xrs = R.rs;
+  ex.solve(F, p, tol);
+}
+
+// Reduce one system (nbatch = 1, contiguous) to its min(m, 2) interface equations, level by
+// level (TP_END_KEEP: external couplings kept). Returns the count; the equations are
+// elements (*out)[v*cnt + e] for equation e, value v = 0..3 (lower, diag, upper, rhs).
+template <class T, class Ex> int tp_reduce_levels(Ex &ex, tp_sys<T> S, T tol, T *work, T **out)
+{
+  for (;;) {
+    const tp_plan   p  = tp_make_plan<T>(SG_TRI_CONTIGUOUS, S.m, 1);
+    const long long mr = p.ntiles > 1 ? p.mr : (S.m < 2 ? S.m : 2);
+    T *rdl = work, *rd = work + mr, *rdu = work + 2 * mr, *rb = work + 3 * mr;
+    ex.reduce(S, p, tol, rdl, rd, rdu, rb, mr, 1);
+    if (!ex.ok() || p.ntiles == 1) { *out = work; return (int)mr; }
+    S.dl = rdl; S.d = rd; S.du = rdu; S.b = rb; S.x = nullptr;
+    S.m = mr; S.ss = mr; S.rs = 1;
+    S.rscale *= p.tile / 2;
+    S.user = false;
+    work += 4 * mr;
+  }
+}

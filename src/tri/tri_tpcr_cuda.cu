@@ -1,0 +1,458 @@
+// CUDA TPCR (register-chunk partition + PCR), the multi-level solver for very large
+// systems and the partitioned ("block") primitives. The algorithm pieces are those of
+// tri_partition.hpp; tri_tpcr_host.cpp is the host twin (same plan, same order).
+//
+// Design notes
+// ------------
+// Bandwidth floor: read dl, d, du, b and write x = 5 words per unknown (40 B double,
+// 20 B float); everything else happens in registers and shared memory.
+//   Threads: one thread = one chunk of Q consecutive rows (Q = 8 double, 16 float: 64 B per
+//   array per thread). Contiguous layout: each array of a chunk is read with four 16-byte
+//   vector loads (ld.global.nc for dl/d/du) when aligned, so every 32-byte sector fetched
+//   is used whole and a thread has 16 independent loads in flight (plenty for Little's
+//   law: 256 threads x 256 B = 64 KB in flight per block). Interleaved layout: rows are
+//   scalar loads, but the threads of a warp are >= 4 (double) / 8 (float) consecutive
+//   systems times <= 8 / 4 chunks, so a row of them is a whole 32-byte sector. (One thread per whole system, i.e. Thomas, would need the modified
+//   coefficients stored and re-read: 9 words per unknown instead of 5.)
+//   Single tile (m <= 512*Q: 4096 double / 8192 float contiguous, 1024 interleaved):
+//   one pass, 5 words per unknown; expected >= 80% of copy bandwidth for large batches.
+//   Multi-level (larger m, in particular one system of millions of rows): tiles of
+//   256*Q rows (2048 double / 4096 float; interleaved 512 rows of 4 / 8 systems). Pass 1 (REDUCE) reads 4 words per unknown and
+//   writes 2 equations (8 words) per tile; the reduced system (2 unknowns per tile, 0.1%
+//   of the data) is solved recursively; pass 2 (FINISH) reads 4 words and writes 1:
+//   9 words per unknown plus ~0.4%, i.e. 5/9 = 56% of copy bandwidth at best, more when
+//   pass 2 finds tiles in L2: it walks the tiles in reverse order, so the ~50 MB that
+//   pass 1 read last are read first (m = 2^21 double is 64 MB of input).
+// Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
+//   absorbs the e1 of its left neighbour and its own e1), PCR on the chunks' first
+//   unknowns (1 equation per thread, log2(team) steps: 8 for team 256), then x_last from
+//   e1. Per PCR step a thread reads 8 and writes 4 shared words: ~(12*8/Q) words of shared
+//   traffic per unknown, i.e. ~100 B/unknown double against 40 B of global traffic, with
+//   ~8x the bandwidth (PCR on all 2*team equations would move ~2.2x more and needed 48
+//   registers more). Compute per unknown: chunk reduce ~1 division + 12 flops, back
+//   substitution 4 flops, PCR ~(8 steps * (2 divisions + 12 flops))/Q; the REDUCE tree
+//   is log2(team) levels over a halving number of threads. All well under the bandwidth
+//   time on an H100 (3.35 TB/s vs ~60 TFLOP/s fp64).
+// Registers: a, b, c, r of the chunk (4*Q values: 64 registers double, 64 float), reused
+//   in place for the reduced coefficients; __launch_bounds__(512) caps at 128 per thread
+//   (2 blocks of 256 per SM). ptxas (sm_90, CUDA 13.0, -O3 -Xptxas -v): no spills, no stack:
+//     tp_solve_kernel  double contig 124, double inter 120, float contig 122, float inter 123
+//     tp_reduce_kernel double contig 117, double inter 118, float contig 117, float inter 117
+//   (The input check re-reads the rows on its rare failure path, tp_find_bad_input, so the
+//   loaded values need not stay live: that saved ~40 registers.)
+// Shared memory: 9 words per thread (SOLVE: e1 + PCR equation = 8 words; REDUCE: the
+//   9-word nodes of the merge tree), i.e. 18 KB (double) / 9 KB (float) for 256 threads,
+//   36 KB for the largest block (512 threads, one team): no opt-in needed. Layout per
+//   team: system-major with stride 9*team (contiguous; conflict-free for teams < 32
+//   sharing a warp) or equation-major with the spb systems innermost (interleaved).
+// Workspace: the reduced systems of all levels in sg_ctx_work slot 1 (slot 0 is used by
+//   the other batch algorithms, which sg_tri_block_solve calls).
+// Breakdowns are recorded in the ctx's device report (sg_dev_flag) and fetched once at
+//   the end (one stream synchronisation per call).
+#include "sys/sg_cuda.cuh"
+#include "tri/tri_internal.hpp"
+#include "tri/tri_partition.hpp"
+#include <climits>
+#include <cstdint>
+
+namespace {
+
+struct tp_dev_team {
+  sg_dev_report *rep;
+  long long      sys, rscale;
+  bool           active;  // false for the padding teams of the last block
+  __host__ __device__ __forceinline__ void fail(int cls, long long row, double v)
+  {
+#ifdef __CUDA_ARCH__
+    if (active) sg_dev_flag(rep, cls, sys, row * rscale, v);
+#else
+    (void)cls; (void)row; (void)v;
+#endif
+  }
+};
+
+// ---------------------------------------------------------------- global memory
+__device__ __forceinline__ void tp_unpack(const double2 &w, double *v) { v[0] = w.x; v[1] = w.y; }
+__device__ __forceinline__ void tp_unpack(const float4 &w, float *v) { v[0] = w.x; v[1] = w.y; v[2] = w.z; v[3] = w.w; }
+__device__ __forceinline__ double2 tp_pack(const double *v) { return make_double2(v[0], v[1]); }
+__device__ __forceinline__ float4 tp_pack(const float *v) { return make_float4(v[0], v[1], v[2], v[3]); }
+template <class T> struct tp_vec;
+template <> struct tp_vec<double> { using type = double2; };
+template <> struct tp_vec<float> { using type = float4; };
+
+// Q contiguous values at p (16-byte vector accesses when p is aligned; NC: read-only path).
+template <bool NC, int Q, class T> __device__ __forceinline__ void tp_ld(const T *p, T (&v)[Q])
+{
+  using V = typename tp_vec<T>::type;
+  constexpr int W = 16 / sizeof(T);
+  if ((reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    const V *pv = reinterpret_cast<const V *>(p);
+#pragma unroll
+    for (int k = 0; k < Q / W; k++) {
+      if constexpr (NC) tp_unpack(__ldg(pv + k), v + k * W);
+      else tp_unpack(pv[k], v + k * W);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < Q; i++) {
+      if constexpr (NC) v[i] = __ldg(p + i);
+      else v[i] = p[i];
+    }
+  }
+}
+template <int Q, class T> __device__ __forceinline__ void tp_st(T *p, const T (&v)[Q])
+{
+  using V = typename tp_vec<T>::type;
+  constexpr int W = 16 / sizeof(T);
+  if ((reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+#pragma unroll
+    for (int k = 0; k < Q / W; k++) reinterpret_cast<V *>(p)[k] = tp_pack(v + k * W);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Q; i++) p[i] = v[i];
+  }
+}
+
+// Raw rows [g0, g0+Q) of system s (identity for rows >= te): vector path for full chunks
+// of the contiguous layout (row stride 1), else tp_load_raw.
+template <int Q, bool INTER, class T>
+__device__ __forceinline__ void tp_dev_load(const tp_sys<T> &S, long long s, long long g0, long long te, T (&a)[Q], T (&b)[Q], T (&c)[Q],
+                                            T (&r)[Q])
+{
+  if (!INTER && g0 + Q <= te) {
+    const long long o = s * S.ss + g0;
+    tp_ld<true>(S.dl + o, a); tp_ld<true>(S.d + o, b); tp_ld<true>(S.du + o, c); tp_ld<false>(S.b + o, r);
+  } else tp_load_raw<Q>(S, s, g0, te, a, b, c, r);
+}
+template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_store(const tp_sys<T> &S, long long s, long long g0, long long te, const T (&x)[Q])
+{
+  const long long o = s * S.ss + g0 * S.rs;
+  if (!INTER && g0 + Q <= te) tp_st(S.x + o, x);
+  else {
+#pragma unroll
+    for (int i = 0; i < Q; i++)
+      if (g0 + i < te) S.x[o + i * S.rs] = x[i];
+  }
+}
+
+// ---------------------------------------------------------------- shared memory
+// Word w of this thread's team: W[w*ws] (W, ws set per layout, see the design notes).
+template <class T> __device__ __forceinline__ void tp_put(T *W, int ws, int n, int i, const tp_eq<T> &e)
+{
+  W[i * ws] = e.a; W[(n + i) * ws] = e.b; W[(2 * n + i) * ws] = e.c; W[(3 * n + i) * ws] = e.d;
+}
+template <class T> __device__ __forceinline__ tp_eq<T> tp_get(const T *W, int ws, int n, int i)
+{
+  return {W[i * ws], W[(n + i) * ws], W[(2 * n + i) * ws], W[(3 * n + i) * ws]};
+}
+template <class T> __device__ __forceinline__ void tp_put_node(T *W, int ws, int team, int j, const tp_node<T> &nd)
+{
+  tp_put(W, ws, 2 * team, j, nd.e0);
+  tp_put(W, ws, 2 * team, j + team, nd.e1);
+  W[(8 * team + j) * ws] = (T)nd.cnt;
+}
+template <class T> __device__ __forceinline__ tp_node<T> tp_get_node(const T *W, int ws, int team, int j)
+{
+  tp_node<T> nd;
+  nd.e0  = tp_get(W, ws, 2 * team, j);
+  nd.e1  = tp_get(W, ws, 2 * team, j + team);
+  nd.cnt = (int)W[(8 * team + j) * ws];
+  return nd;
+}
+
+// Thread -> (system of the block, chunk of the team). Contiguous: the team's threads are
+// consecutive; interleaved: the block's systems are consecutive (coalesced rows).
+struct tp_map {
+  int sl, j, ws, wofs;
+  __device__ __forceinline__ tp_map(bool inter, const tp_plan &P)
+  {
+    sl   = inter ? (int)threadIdx.x % P.spb : (int)threadIdx.x / P.team;
+    j    = inter ? (int)threadIdx.x / P.spb : (int)threadIdx.x % P.team;
+    ws   = inter ? P.spb : 1;
+    wofs = inter ? sl : sl * 9 * P.team;
+  }
+};
+
+// ---------------------------------------------------------------- kernels
+// SOLVE (and FINISH when S.xr is set): one tile of one system per team.
+template <class T, int Q, bool INTER>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
+{
+  extern __shared__ __align__(16) unsigned char tp_smem[];
+  const tp_map    mp(INTER, P);
+  T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
+  const int       ws = mp.ws, j = mp.j, team = P.team;
+  const long long tb = blockIdx.x % P.ntiles, grp = blockIdx.x / P.ntiles;
+  const long long t  = S.xr ? P.ntiles - 1 - tb : tb;  // FINISH: reverse order (L2 reuse)
+  const long long s  = grp * P.spb + mp.sl;
+  tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
+  const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q;
+
+  T a[Q], b[Q], c[Q], r[Q];
+  if (tm.active) {
+    tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
+    tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+  }
+  tp_eq<T> e0, e1;
+  tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
+  // interface system: words [0, 4*team) hold the chunks' e1, [4*team, 8*team) the PCR
+  // equations of the chunks' first unknowns (after the even/odd step), then x_first
+  tp_put(W, ws, team, j, e1);
+  __syncthreads();
+  T *const WE = W + 4 * team * ws;
+  tp_eq<T> q  = tp_pcr_step(tm, e0, j > 0, j > 0 ? tp_get(W, ws, team, j - 1) : e1, true, e1, tol, tp_eq_row(ts, 2 * j - 1, Q),
+                            tp_eq_row(ts, 2 * j + 1, Q));
+  for (int st = 1; st < team; st *= 2) {
+    tp_put(WE, ws, team, j, q);
+    __syncthreads();
+    const bool hl = j >= st, hr = j + st < team;
+    q = tp_pcr_step(tm, q, hl, hl ? tp_get(WE, ws, team, j - st) : q, hr, hr ? tp_get(WE, ws, team, j + st) : q, tol,
+                    tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
+    __syncthreads();
+  }
+  const T xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
+  W[j * ws] = xf;  // the e1 slots are free (read before the first barrier of the loop)
+  __syncthreads();
+  const T xl = tp_last_x(tm, e1, xf, j + 1 < team ? W[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
+  tp_chunk_solve<Q>(a, c, r, xf, xl);
+  if (tm.active && g0 < te) {
+    tp_check_x<Q>(tm, r, g0, te);
+    tp_dev_store<Q, INTER>(S, s, g0, te, r);
+  }
+}
+
+template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
+  T        *dl, *d, *du, *b;
+  long long ss, rs;
+};
+
+// REDUCE: one tile of one system per team -> the tile's (<= 2) interface equations.
+template <class T, int Q, bool INTER>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T> S, const tp_plan P, const T tol, const tp_out<T> O,
+                                                                 sg_dev_report *rep)
+{
+  extern __shared__ __align__(16) unsigned char tp_smem[];
+  const tp_map    mp(INTER, P);
+  T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
+  const int       ws = mp.ws, j = mp.j, team = P.team;
+  const long long t = blockIdx.x % P.ntiles, grp = blockIdx.x / P.ntiles;
+  const long long s = grp * P.spb + mp.sl;
+  tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
+  const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q, left = te - g0;
+  const int       nrow = !tm.active || left <= 0 ? 0 : left >= Q ? Q : (int)left;
+
+  T a[Q], b[Q], c[Q], r[Q];
+  if (nrow) {
+    tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
+    tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
+  } else {
+#pragma unroll
+    for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+  }
+  tp_node<T> nd;
+  nd.cnt = tp_chunk_reduce<Q>(tm, a, b, c, r, nrow, tol, g0, 1, nd.e0, nd.e1);
+  // merge tree: at level st, node j (j % 2st == 0) absorbs node j + st, which its owner
+  // stored just before (slots written and read at different levels are disjoint)
+  for (int st = 1; st < team; st *= 2) {
+    if ((j & (2 * st - 1)) == st) tp_put_node(W, ws, team, j, nd);
+    __syncthreads();
+    if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, tp_get_node(W, ws, team, j + st), tol, ts + (long long)(j + st) * Q);
+  }
+  if (j == 0 && tm.active) {
+    for (int k = 0; k < nd.cnt; k++) {
+      const tp_eq<T>  e = k ? nd.e1 : nd.e0;
+      const long long o = s * O.ss + (2 * t + k) * O.rs;
+      tp_check_eq(tm, e, k ? te - 1 : ts);
+      O.dl[o] = e.a; O.d[o] = e.b; O.du[o] = e.c; O.b[o] = e.d;
+    }
+  }
+}
+
+// x[0] -= dl[0]*xp, x[n-1] -= du[n-1]*xn (sg_tri_block_solve with a non-TPCR algorithm)
+template <class T> __global__ void tp_fold_kernel(T *x, const T *dl, const T *du, long long n, T xp, T xn)
+{
+  x[0] -= dl[0] * xp;
+  x[n - 1] -= du[n - 1] * xn;
+}
+
+// ---------------------------------------------------------------- executor
+template <class T> struct tp_cuda_ex {
+  static constexpr int Q = tp_q<T>();
+  sg_ctx              *ctx;
+  sg_report           *rep;
+  sg_status            st;
+  bool ok() const { return st == SG_OK; }
+  bool geometry(const tp_plan &p, unsigned &grid, int &block, size_t &smem)
+  {
+    const long long g = p.ntiles * p.groups;
+    if (g > INT_MAX) {
+      st = sg_report_set(rep, SG_ERR_UNSUPPORTED, -1, -1, 0.0, "tpcr: %lld thread blocks exceed the grid limit", g);
+      return false;
+    }
+    grid  = (unsigned)g;
+    block = p.team * p.spb;
+    smem  = (size_t)9 * block * sizeof(T);
+    return true;
+  }
+  void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
+  {
+    unsigned grid; int block; size_t smem;
+    if (!ok() || !geometry(p, grid, block, smem)) return;
+    if (S.inter) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    else tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr solve kernel");
+  }
+  void reduce(const tp_sys<T> &S, const tp_plan &p, T tol, T *rdl, T *rd, T *rdu, T *rb, long long rss, long long rrs)
+  {
+    unsigned grid; int block; size_t smem;
+    if (!ok() || !geometry(p, grid, block, smem)) return;
+    const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
+    if (S.inter) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    else tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
+  }
+};
+
+template <class T> T *tp_workspace(sg_ctx *ctx, long long words, sg_report *rep, sg_status &st)
+{
+  st = SG_OK;
+  if (words == 0) return nullptr;
+  T *w = (T *)sg_ctx_work(ctx, (size_t)words * sizeof(T), 1);
+  if (!w) st = sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "tpcr: cannot allocate %.3g MB of device workspace", (double)words * sizeof(T) / 1e6);
+  return w;
+}
+
+// Solve all levels of S (user input) and fetch the report.
+template <class T> sg_status tp_cuda_run(sg_ctx *ctx, const tp_sys<T> &S, double pivtol, sg_report *rep)
+{
+  const T   tol = pivtol > 0 ? (T)pivtol : sg_default_pivtol<T>();
+  sg_status st;
+  T        *work = tp_workspace<T>(ctx, tp_solve_work<T>(S.inter ? SG_TRI_INTERLEAVED : SG_TRI_CONTIGUOUS, S.m, S.nbatch), rep, st);
+  if (st != SG_OK) return st;
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  tp_cuda_ex<T> ex{ctx, rep, SG_OK};
+  tp_solve_levels(ex, S, tol, work);
+  if (!ex.ok()) return ex.st;
+  return sg_dev_report_fetch(ctx, rep);
+}
+
+template <class T> sg_status tpcr_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep)
+{
+  tp_sys<T> S{};
+  S.dl = (const T *)B->dl; S.d = (const T *)B->d; S.du = (const T *)B->du; S.b = (const T *)B->b; S.x = (T *)B->x;
+  S.m = B->m; S.nbatch = B->nbatch;
+  if (B->layout == SG_TRI_CONTIGUOUS) { S.ss = B->ld; S.rs = 1; }
+  else { S.ss = 1; S.rs = B->ld; }
+  S.endmode = TP_END_ZERO; S.rscale = 1; S.user = true; S.inter = B->layout == SG_TRI_INTERLEAVED;
+  return tp_cuda_run(ctx, S, pivtol, rep);
+}
+
+template <class T>
+sg_status block_reduce_cuda(sg_ctx *ctx, long long n, const void *dl, const void *d, const void *du, const void *b, double pivtol, double iface[8],
+                            int *k, sg_report *rep)
+{
+  const T   tol = pivtol > 0 ? (T)pivtol : sg_default_pivtol<T>();
+  sg_status st;
+  T        *work = tp_workspace<T>(ctx, tp_reduce_work<T>(n), rep, st);
+  if (st != SG_OK) return st;
+  T *h = (T *)sg_ctx_host_work(ctx, 8 * sizeof(T), 1);
+  if (!h) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "block reduce: cannot allocate pinned host memory");
+  tp_sys<T> S{};
+  S.dl = (const T *)dl; S.d = (const T *)d; S.du = (const T *)du; S.b = (const T *)b;
+  S.m = n; S.nbatch = 1; S.ss = n; S.rs = 1; S.endmode = TP_END_KEEP; S.rscale = 1; S.user = true;
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  tp_cuda_ex<T> ex{ctx, rep, SG_OK};
+  T            *out = nullptr;
+  const int     cnt = tp_reduce_levels(ex, S, tol, work, &out);
+  if (!ex.ok()) return ex.st;
+  st = sg_cuda_check(cudaMemcpyAsync(h, out, 4 * cnt * sizeof(T), cudaMemcpyDeviceToHost, sg_stream(ctx)), rep, "copying the interface equations");
+  if (st != SG_OK) return st;
+  st = sg_dev_report_fetch(ctx, rep);  // synchronises the stream
+  if (st == SG_OK || rep->status != SG_ERR_DEVICE) {
+    for (int e = 0; e < cnt; e++)
+      for (int v = 0; v < 4; v++) iface[4 * e + v] = (double)h[v * cnt + e];
+    *k = cnt;
+  }
+  return st;
+}
+
+template <class T>
+sg_status block_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, long long n, const void *dl, const void *d, const void *du, const void *b, double xp,
+                           double xn, void *x, double pivtol, sg_report *rep)
+{
+  if (alg == SG_TRI_TPCR) {
+    tp_sys<T> S{};
+    S.dl = (const T *)dl; S.d = (const T *)d; S.du = (const T *)du; S.b = (const T *)b; S.x = (T *)x;
+    S.m = n; S.nbatch = 1; S.ss = n; S.rs = 1; S.endmode = TP_END_KNOWN; S.xprev = (T)xp; S.xnext = (T)xn; S.rscale = 1; S.user = true;
+    return tp_cuda_run(ctx, S, pivtol, rep);
+  }
+  // other algorithms: x = b with the neighbours folded in, then a batch solve in place
+  sg_status st = SG_OK;
+  if (x != b) st = sg_cuda_check(cudaMemcpyAsync(x, b, (size_t)n * sizeof(T), cudaMemcpyDeviceToDevice, sg_stream(ctx)), rep, "copying b");
+  if (st != SG_OK) return st;
+  tp_fold_kernel<T><<<1, 1, 0, sg_stream(ctx)>>>((T *)x, (const T *)dl, (const T *)du, n, (T)xp, (T)xn);
+  if ((st = sg_cuda_check(cudaGetLastError(), rep, "launching the block fold kernel")) != SG_OK) return st;
+  sg_tri_batch B;
+  B.prec = sizeof(T) == 8 ? SG_REAL64 : SG_REAL32;
+  B.layout = SG_TRI_CONTIGUOUS; B.m = n; B.nbatch = 1; B.ld = n;
+  B.dl = dl; B.d = d; B.du = du; B.b = x; B.x = x;
+  return sg_tri_batch_solve_cuda(ctx, alg, &B, pivtol, rep);
+}
+
+sg_status cuda_ctx_check(sg_ctx *ctx, const char *fn, sg_report *rep)
+{
+  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
+  if (ctx->backend != SG_BACKEND_CUDA)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "%s needs a CUDA context (sg_ctx_create(SG_BACKEND_CUDA, ...))", fn);
+  return SG_OK;
+}
+
+} // namespace
+
+sg_status sg_tri_tpcr_solve_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep)
+{
+  return B->prec == SG_REAL64 ? tpcr_cuda<double>(ctx, B, pivtol, rep) : tpcr_cuda<float>(ctx, B, pivtol, rep);
+}
+
+extern "C" sg_status sg_tri_block_reduce_cuda(sg_ctx *ctx, sg_precision prec, long long n, const void *dl, const void *d, const void *du,
+                                              const void *b, double pivtol, double iface[8], int *k, sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_report_clear(rep, SG_TRI_TPCR);
+  if (k) *k = 0;
+  sg_status st = cuda_ctx_check(ctx, "sg_tri_block_reduce_cuda", rep);
+  if (st != SG_OK || (st = tp_block_check(prec, n, dl, d, du, b, rep)) != SG_OK) return st;
+  if (!iface || !k) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL %s pointer", !iface ? "iface" : "k");
+  const void *ptrs[4]  = {dl, d, du, b};
+  const char *names[4] = {"dl", "d", "du", "b"};
+  for (int i = 0; i < 4; i++)
+    if ((st = sg_cuda_check_ptr(ptrs[i], names[i], rep)) != SG_OK) return st;
+  return prec == SG_REAL64 ? block_reduce_cuda<double>(ctx, n, dl, d, du, b, pivtol, iface, k, rep)
+                           : block_reduce_cuda<float>(ctx, n, dl, d, du, b, pivtol, iface, k, rep);
+}
+
+extern "C" sg_status sg_tri_block_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, sg_precision prec, long long n, const void *dl, const void *d,
+                                             const void *du, const void *b, double x_prev, double x_next, void *x, double pivtol,
+                                             sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_report_clear(rep, alg);
+  sg_status st = cuda_ctx_check(ctx, "sg_tri_block_solve_cuda", rep);
+  if (st != SG_OK) return st;
+  if (alg < SG_TRI_AUTO || alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)alg);
+  if ((st = tp_block_check(prec, n, dl, d, du, b, rep)) != SG_OK) return st;
+  if (!x) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (x)");
+  const void *ptrs[5]  = {dl, d, du, b, x};
+  const char *names[5] = {"dl", "d", "du", "b", "x"};
+  for (int i = 0; i < 5; i++)
+    if ((st = sg_cuda_check_ptr(ptrs[i], names[i], rep)) != SG_OK) return st;
+  if (alg == SG_TRI_AUTO) alg = sg_tri_choose(SG_BACKEND_CUDA, prec, SG_TRI_CONTIGUOUS, n, 1);
+  rep->alg = alg;
+  return prec == SG_REAL64 ? block_solve_cuda<double>(ctx, alg, n, dl, d, du, b, x_prev, x_next, x, pivtol, rep)
+                           : block_solve_cuda<float>(ctx, alg, n, dl, d, du, b, x_prev, x_next, x, pivtol, rep);
+}
