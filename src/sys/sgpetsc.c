@@ -26,9 +26,7 @@ PetscErrorCode SGStatusToPetscError(sg_status st)
 static PetscErrorCode SGFormatReport(sg_status st, const sg_report *rep, const char what[], char buf[], size_t len)
 {
   PetscFunctionBegin;
-  if (rep && rep->system >= 0)
-    PetscCall(PetscSNPrintf(buf, len, "%s: %s [%s, system %lld, row %lld, value %g]", what, rep->msg, sg_status_string(st), rep->system, rep->row, rep->value));
-  else PetscCall(PetscSNPrintf(buf, len, "%s: %s [%s]", what, rep ? rep->msg : "", sg_status_string(st)));
+  PetscCall(PetscSNPrintf(buf, len, "%s: %s (%s)", what, rep && rep->msg[0] ? rep->msg : "kernel failure", sg_status_string(st)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -41,12 +41,12 @@ struct sg_tri_crossover {
 };
 const sg_tri_crossover kTriCrossovers[] = {
   {SG_BACKEND_HOST, -1, -1, LLONG_MAX, 1, SG_TRI_THOMAS},
-  {SG_BACKEND_CUDA, -1, SG_TRI_INTERLEAVED, LLONG_MAX, 1, SG_TRI_THOMAS},
-  // contiguous: shared-memory solvers for moderate m and many systems (to be measured;
-  // TPCR until then), TPCR for single systems and for m > 2048 (double) / 4096 (float).
-  {SG_BACKEND_CUDA, SG_REAL64, SG_TRI_CONTIGUOUS, 2048, 2, SG_TRI_TPCR},
-  {SG_BACKEND_CUDA, SG_REAL32, SG_TRI_CONTIGUOUS, 4096, 2, SG_TRI_TPCR},
-  {SG_BACKEND_CUDA, -1, SG_TRI_CONTIGUOUS, LLONG_MAX, 1, SG_TRI_TPCR},
+  // CUDA: measured on H200 (bench/results/tri-NVIDIA_H200-*.json, bench/tri/CROSSOVERS.md):
+  // TPCR is the fastest of ours for every m in 64..4096 in both layouts and for single
+  // systems (2^20..2^26); Thomas (one thread per system) loses even on interleaved
+  // batches (1.7x at m=64, 22x at m=4096 where 1024 systems give too few threads) and the
+  // shared-memory CR/PCR/RD family loses by 2-100x.
+  {SG_BACKEND_CUDA, -1, -1, LLONG_MAX, 1, SG_TRI_TPCR},
 };
 } // namespace
 

@@ -14,7 +14,8 @@
 //            consecutive chunks they form a tridiagonal system in
 //            (first_0, last_0, first_1, last_1, ...). tp_chunk_solve recovers the interior
 //            from x_first, x_last by back substitution with the stored coefficients.
-//   tile     team = up to 512 chunks (threads) of one system: TEAM*Q rows.
+//   tile     team = up to 512 chunks (threads) of one system: TEAM*Q rows (multi-level:
+//            256 chunks, fewer for moderate sizes, see tp_make_plan).
 //            SOLVE: the tile's 2*TEAM interface equations are solved by one
 //            even/odd reduction step (chunk j's e0 absorbs e1 of chunks j-1 and j: an
 //            equation in first_{j-1}, first_j, first_{j+1}), PCR on those TEAM equations
@@ -53,6 +54,9 @@
 enum { TP_END_ZERO = 0, TP_END_KNOWN = 1, TP_END_KEEP = 2 };
 constexpr int TP_BLOCK     = 256;  // threads per block (default)
 constexpr int TP_BLOCK_MAX = 512;  // largest block (one team of 512 chunks)
+// Multi-level tiles shrink (down to 32 chunks) until there are this many blocks: about two
+// waves of 2 blocks per SM on a 132-SM H100 (a fixed number: host and device must agree).
+constexpr long long TP_MIN_BLOCKS = 512;
 
 // Rows per thread: 64 bytes per array per thread (4 x 16-byte vector loads).
 template <class T> constexpr int tp_q() { return sizeof(T) == 8 ? 8 : 16; }
@@ -103,8 +107,10 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
     const int fill = TP_BLOCK / p.team < nbp ? TP_BLOCK / p.team : nbp;
     p.spb    = fill > spb0 ? fill : spb0;
     p.ntiles = 1;
-  } else {
-    p.team   = TP_BLOCK / spb0;
+  } else {  // tiles of TP_BLOCK threads, smaller (>= 32 chunks) when that leaves too few blocks
+    const long long groups = (nbatch + spb0 - 1) / spb0;
+    p.team = TP_BLOCK / spb0;
+    while (p.team > 32 && (m + (long long)p.team * Q - 1) / ((long long)p.team * Q) * groups < TP_MIN_BLOCKS) p.team /= 2;
     p.spb    = spb0;
     p.ntiles = (m + (long long)p.team * Q - 1) / ((long long)p.team * Q);
   }

@@ -17,7 +17,9 @@
 //   Single tile (m <= 512*Q: 4096 double / 8192 float contiguous, 1024 interleaved):
 //   one pass, 5 words per unknown; expected >= 80% of copy bandwidth for large batches.
 //   Multi-level (larger m, in particular one system of millions of rows): tiles of
-//   256*Q rows (2048 double / 4096 float; interleaved 512 rows of 4 / 8 systems). Pass 1 (REDUCE) reads 4 words per unknown and
+//   256*Q rows (2048 double / 4096 float; interleaved 512 rows of 4 / 8 systems), halved
+//   down to 32*Q while that leaves fewer than TP_MIN_BLOCKS = 512 blocks (m = 1e6 double:
+//   tiles of 1024 rows, 977 blocks; m = 2^21: 2048 rows, 1024 blocks). Pass 1 (REDUCE) reads 4 words per unknown and
 //   writes 2 equations (8 words) per tile; the reduced system (2 unknowns per tile, 0.1%
 //   of the data) is solved recursively; pass 2 (FINISH) reads 4 words and writes 1:
 //   9 words per unknown plus ~0.4%, i.e. 5/9 = 56% of copy bandwidth at best, more when

@@ -67,7 +67,7 @@ static PetscErrorCode SGTriShellCreate(PC pc, SGTriShell **sp)
   if (isshell) PetscCall(PCSetType(pc, PCNONE)); /* destroys the old shell and its context */
   PetscCall(PCSetType(pc, PCSHELL));
   PetscCall(PetscNew(&s));
-  PetscCall(SGTriCreate(&s->core));
+  PetscCall(SGTriCreate(pc, &s->core));
   PetscCall(PCShellSetContext(pc, s));
   PetscCall(PCShellSetSetUp(pc, SGTriShellSetUp));
   PetscCall(PCShellSetApply(pc, SGTriShellApply));

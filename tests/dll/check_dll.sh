@@ -22,7 +22,7 @@ rc=$?
 [ $rc -eq 0 ] && echo "PASS run exit code" || { echo "FAIL run exit code $rc"; fail=1; }
 check "dll_view lists libstructgpu" 'libstructgpu'              "$t/run"
 check "ksp_view shows PC type tridiag" 'type: tridiag'          "$t/run"
-check "ksp_view shows our settings"  'mode: global'             "$t/run"
+check "ksp_view shows our settings"  'mode global'             "$t/run"
 # ex2 prints "Norm of error X iterations N": require a converged, accurate solution
 err=$(sed -n 's/.*Norm of error \([^ ]*\).*/\1/p' "$t/run" | tail -1)
 awk -v e="${err:-nan}" 'BEGIN{ exit !(e+0 == e+0 && e+0 < 1e-6) }' && echo "PASS error $err < 1e-6" || { echo "FAIL error '$err'"; fail=1; }

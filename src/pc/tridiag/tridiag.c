@@ -13,13 +13,14 @@ static const char SGDirName[] = "xyz";
 
 /* ================================================================== core */
 
-PetscErrorCode SGTriCreate(SGTri **tp)
+PetscErrorCode SGTriCreate(PC pc, SGTri **tp)
 {
   SGTri *t;
 
   PetscFunctionBegin;
   PetscCall(StructGPUInitializePackage()); /* log events, also for PCSHELL users */
   PetscCall(PetscNew(&t));
+  t->pc       = pc;
   t->mode     = PC_TRIDIAG_GLOBAL;
   t->alg      = SG_TRI_AUTO;
   t->pivtol   = 0.0;
@@ -60,14 +61,17 @@ PetscErrorCode SGTriSetFromOptions(SGTri *t, PetscOptionItems PetscOptionsObject
   const char   *names[SG_TRI_NUM_ALGS];
   PetscInt      ialg = (PetscInt)t->alg;
   PCTridiagMode mode = t->mode;
-  PetscBool     flg;
 
   PetscFunctionBegin;
   for (int a = 0; a < SG_TRI_NUM_ALGS; a++) names[a] = sg_tri_alg_name((sg_tri_alg)a);
-  if (allowmode) {
-    PetscCall(PetscOptionsEnum("-pc_tridiag_mode", "Tridiagonal system solved: global (all ranks coupled), local (block Jacobi over ranks), lines (DMDA grid lines)", "PCTridiagSetMode", PCTridiagModes, (PetscEnum)t->mode, (PetscEnum *)&mode, &flg));
-    PetscCheck(!flg || allowlines || mode != PC_TRIDIAG_LINES, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-pc_tridiag_mode lines is not available here: use PCShellSetLineSolve() or -pc_type tridiag");
+  if (allowmode && allowlines) {
+    PetscCall(PetscOptionsEnum("-pc_tridiag_mode", "Tridiagonal system solved: global (all ranks coupled), local (block Jacobi over ranks), lines (DMDA grid lines)", "PCTridiagSetMode", PCTridiagModes, (PetscEnum)t->mode, (PetscEnum *)&mode, NULL));
     t->mode = mode;
+  } else if (allowmode) { /* PCShellSetTridiagonal(): lines need PCShellSetLineSolve() */
+    PetscInt imode = (PetscInt)t->mode;
+
+    PetscCall(PetscOptionsEList("-pc_tridiag_mode", "Tridiagonal system solved: global (all ranks coupled), local (block Jacobi over ranks)", "PCShellSetTridiagonal", PCTridiagModes, 2, PCTridiagModes[t->mode], &imode, NULL));
+    t->mode = (PCTridiagMode)imode;
   }
   if (allowdir) PetscCall(PetscOptionsRangeInt("-pc_tridiag_direction", "Grid direction of the lines (lines mode): 0=x, 1=y, 2=z", "PCTridiagSetDirection", t->dir, &t->dir, NULL, 0, 2));
   PetscCall(PetscOptionsEList("-pc_tridiag_algorithm", "Tridiagonal algorithm (auto: chosen from system size and batch count)", "PCTRIDIAG", names, SG_TRI_NUM_ALGS, names[t->alg], &ialg, NULL));
@@ -97,7 +101,7 @@ static PetscErrorCode SGTriUpload(SGTri *t)
   PetscCall(VecGetArrayReadAndMemType(t->coef, &c, &mt));
   PetscCall(VecRestoreArrayReadAndMemType(t->coef, &c));
   PetscCheck(PetscMemTypeCUDA(mt), PETSC_COMM_SELF, PETSC_ERR_GPU, "Coefficient Vec did not move to CUDA memory");
-  PetscCall(PetscInfo(NULL, "StructGPU %s: uploaded %" PetscInt_FMT " tridiagonal coefficients to the device\n", t->name, 3 * t->n));
+  PetscCall(PetscInfo(t->pc, "%s: uploaded %" PetscInt_FMT " tridiagonal coefficients to the device\n", t->name, 3 * t->n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -117,6 +121,9 @@ static PetscErrorCode SGTriSetUpLines(SGTri *t, DM da, PetscInt M)
   PetscCheck(t->dir >= 0 && t->dir < dim, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_OUTOFRANGE, "Line direction %" PetscInt_FMT " is not valid on a %" PetscInt_FMT "D DMDA", t->dir, dim);
   PetscCheck(gx * gy * gz == M, PetscObjectComm((PetscObject)da), PETSC_ERR_ARG_SIZ, "The operator has %" PetscInt_FMT " rows but the DMDA %" PetscInt_FMT " points", M, gx * gy * gz);
   PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  t->corner[0] = xs;
+  t->corner[1] = ys;
+  t->corner[2] = zs;
   t->dim    = dim;
   t->box[0] = xm;
   t->box[1] = ym;
@@ -282,11 +289,11 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
     long long  sm = t->mode == PC_TRIDIAG_LINES ? t->linelen : t->n, nb = t->mode == PC_TRIDIAG_LINES ? t->nbatch : 1;
 
     t->alg_choice = t->alg != SG_TRI_AUTO ? t->alg : (t->n ? sg_tri_choose(be, t->prec, t->mode == PC_TRIDIAG_LINES ? t->layout : SG_TRI_CONTIGUOUS, sm, nb) : SG_TRI_AUTO);
-    if (t->alg == SG_TRI_AUTO && t->n) PetscCall(PetscInfo(NULL, "StructGPU %s: auto algorithm chooses %s for %lld system(s) of size %lld on the %s backend (measured crossovers, sg_tri_choose)\n", t->name, sg_tri_alg_name(t->alg_choice), nb, sm, be == SG_BACKEND_CUDA ? "cuda" : "host"));
+    if (t->alg == SG_TRI_AUTO && t->n) PetscCall(PetscInfo(t->pc, "%s: auto algorithm chooses %s for %lld system(s) of size %lld on the %s backend (measured crossovers, sg_tri_choose)\n", t->name, sg_tri_alg_name(t->alg_choice), nb, sm, be == SG_BACKEND_CUDA ? "cuda" : "host"));
   }
-  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscInfo(NULL, "StructGPU %s: %" PetscInt_FMT " local rows, %" PetscInt_FMT " lines along %c of length %" PetscInt_FMT " (cut at the rank boundary)\n", t->name, t->n, t->nlines, SGDirName[t->dir], t->linelen));
-  else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(PetscInfo(NULL, "StructGPU %s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", interface system of %" PetscInt_FMT " equations over all ranks\n", t->name, t->n, t->N, t->niface));
-  else PetscCall(PetscInfo(NULL, "StructGPU %s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", couplings between ranks dropped\n", t->name, t->n, t->N));
+  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows, %" PetscInt_FMT " lines along %c of length %" PetscInt_FMT " (cut at the rank boundary)\n", t->name, t->n, t->nlines, SGDirName[t->dir], t->linelen));
+  else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", interface system of %" PetscInt_FMT " equations over all ranks\n", t->name, t->n, t->N, t->niface));
+  else PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", couplings between ranks dropped\n", t->name, t->n, t->N));
 
   t->Aid    = id;
   t->Astate = state;
@@ -298,7 +305,7 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
 
 /* Partitioned solve of the global tridiagonal system. Returns the first failure in
    *st / rep (*who = failing rank, -1 none); never leaves a rank behind in a collective. */
-static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who)
+static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who, PetscBool *iniface)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)t->A);
   PetscMPIInt rank, size, kexp;
@@ -311,7 +318,8 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   kexp = (t->cnt[rank] - 1) / 4;
-  *who = -1;
+  *who     = -1;
+  *iniface = PETSC_FALSE;
   if (t->n) {
     if (dev) PetscCall(PetscLogGpuTimeBegin());
     *st = sg_tri_block_reduce(ctx, t->prec, t->n, c, c + t->n, c + 2 * t->n, b, t->pivtol, iface, &k, rep);
@@ -351,7 +359,7 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
     }
     *st = sg_tri_thomas_ref(t->niface, idl, id, idu, irhs, t->pivtol, rep); /* redundant: same outcome on all ranks */
     PetscCall(PetscLogFlops(8.0 * t->niface));
-    if (*st != SG_OK) *who = rank;
+    if (*st != SG_OK) *who = rank, *iniface = PETSC_TRUE;
     else {
       if (off > 0) xp = irhs[off - 1];
       if (off + kexp < t->niface) xn = irhs[off + kexp];
@@ -367,6 +375,25 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* user-level location of a kernel failure: global row, or grid point of the line */
+static PetscErrorCode SGTriWhere(SGTri *t, const sg_report *rep, PetscBool iniface, char where[], size_t len)
+{
+  PetscFunctionBegin;
+  if (iniface) PetscCall(PetscSNPrintf(where, len, "%s, interface system (equation %lld of the first/last rows of all ranks)", t->name, rep->row));
+  else if (rep->row < 0 || rep->system < 0) PetscCall(PetscSNPrintf(where, len, "%s", t->name));
+  else if (t->mode != PC_TRIDIAG_LINES) PetscCall(PetscSNPrintf(where, len, "%s, matrix row %" PetscInt_FMT, t->name, t->rstart + (PetscInt)rep->row));
+  else {
+    const PetscInt xm = t->box[0], ym = t->box[1], s = (PetscInt)rep->system, p = (PetscInt)rep->row;
+    PetscInt       r;
+
+    if (t->dir == 0) r = s * xm + p;
+    else if (t->dir == 1) r = (s / t->nbatch) * t->planestride + p * xm + s % t->nbatch;
+    else r = p * t->ld + s;
+    PetscCall(PetscSNPrintf(where, len, "%s, %c-line through grid point (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "), matrix row %" PetscInt_FMT, t->name, SGDirName[t->dir], t->corner[0] + r % xm, t->corner[1] + (r / xm) % ym, t->corner[2] + r / (xm * ym), t->rstart + r));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
 {
   const PetscScalar *b, *c;
@@ -378,6 +405,7 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
   sg_status          st  = SG_OK;
   sg_report          rep = {SG_OK, SG_TRI_AUTO, -1, -1, 0.0, ""};
   PetscMPIInt        who = -1;
+  PetscBool          iniface = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(t->A, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Tridiagonal preconditioner is not set up: call PCSetUp() first");
@@ -396,7 +424,7 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
   dev = PetscMemTypeDevice(mtx);
   PetscCall(SGGetCtx(&t->ctxs, mtx, &ctx)); /* PETSC_ERR_SUP for non-CUDA device memory */
   if (dev && !t->want_device) {
-    PetscCall(PetscInfo(NULL, "StructGPU %s: first PCApply with device vectors, moving the coefficients to the device\n", t->name));
+    PetscCall(PetscInfo(t->pc, "%s: first PCApply with device vectors, moving the coefficients to the device\n", t->name));
     t->want_device = PETSC_TRUE;
     if (t->n) PetscCall(SGTriUpload(t));
   }
@@ -405,7 +433,7 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
   PetscCheck(!t->n || PetscMemTypeDevice(mtc) == dev, PETSC_COMM_SELF, PETSC_ERR_GPU, "Tridiagonal coefficients are not in the vectors' memory");
 
   PetscCall(PetscLogEventBegin(SG_TRI_Solve, t->A, x, y, 0));
-  if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSolveGlobal(t, ctx, dev, c, b, xo, &st, &rep, &who));
+  if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSolveGlobal(t, ctx, dev, c, b, xo, &st, &rep, &who, &iniface));
   else if (t->n) {
     sg_tri_batch B;
 
@@ -441,10 +469,16 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
     PetscMPIInt rank;
 
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)t->A), &rank));
-    if (t->mode != PC_TRIDIAG_GLOBAL || who == rank) PetscCall(SGCheckStatus(st, &rep, t->name));
-    SETERRQ(PETSC_COMM_SELF, SGStatusToPetscError(st), "StructGPU %s: the block reduction failed on rank %d (see its message)", t->name, who);
+    if (t->mode != PC_TRIDIAG_GLOBAL || who == rank) {
+      char where[160];
+
+      PetscCall(SGTriWhere(t, &rep, iniface, where, sizeof(where)));
+      PetscCall(SGCheckStatus(st, &rep, where));
+    }
+    SETERRQ(PETSC_COMM_SELF, SGStatusToPetscError(st), "%s: the tridiagonal solve failed on rank %d (see its message)", t->name, who);
   }
   if (t->n) t->alg_used = rep.alg;
+  if (!t->applied || t->mtype_used != mtx) PetscCall(PetscInfo(t->pc, "%s: %s backend (vectors in %s memory%s), algorithm %s\n", t->name, dev ? "cuda" : "host", PetscMemTypeToString(mtx), dev ? ", stream of the current PetscDeviceContext" : "", t->n ? sg_tri_alg_name(t->alg_used) : "none (no local rows)"));
   t->mtype_used = mtx;
   t->applied    = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -644,8 +678,8 @@ PETSC_INTERN PetscErrorCode PCCreate_Tridiag(PC pc)
   SGTri *t;
 
   PetscFunctionBegin;
-  PetscCall(SGTriCreate(&t));
-  PetscCall(PetscStrncpy(t->name, "PCTRIDIAG", sizeof(t->name)));
+  PetscCall(SGTriCreate(pc, &t));
+  PetscCall(PetscStrncpy(t->name, "StructGPU PCTRIDIAG", sizeof(t->name)));
   pc->data                 = (void *)t;
   pc->ops->setup           = PCSetUp_Tridiag;
   pc->ops->apply           = PCApply_Tridiag;

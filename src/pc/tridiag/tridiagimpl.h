@@ -10,6 +10,8 @@
 #include "sys/sgpetsc.h"
 
 typedef struct {
+  PC pc; /* owner (not referenced), for PetscInfo() */
+
   /* settings */
   PCTridiagMode mode;
   PetscInt      dir;    /* LINES: 0,1,2 = x,y,z */
@@ -31,7 +33,7 @@ typedef struct {
   PetscBool want_device; /* convert coef to CUDA at (re)extraction: the operator's vectors live there */
 
   /* LINES geometry: local box and the batch description of the line systems */
-  PetscInt     dim, box[3]; /* xm, ym, zm */
+  PetscInt     dim, box[3], corner[3]; /* xm, ym, zm and xs, ys, zs */
   PetscInt     linelen, nlines;
   PetscInt     nplanes, nbatch; /* batches of nbatch systems per plane, nplanes planes */
   PetscInt     planestride, ld;
@@ -53,7 +55,7 @@ typedef struct {
   char         name[64];
 } SGTri;
 
-PETSC_INTERN PetscErrorCode SGTriCreate(SGTri **);
+PETSC_INTERN PetscErrorCode SGTriCreate(PC, SGTri **);
 PETSC_INTERN PetscErrorCode SGTriReset(SGTri *);
 PETSC_INTERN PetscErrorCode SGTriDestroy(SGTri **);
 /* options -pc_tridiag_* (inside PetscOptionsBegin/End or PetscOptionsHeadBegin/End);

@@ -11,10 +11,12 @@ static const char help[] = "Bad input to the tridiagonal preconditioners gives t
 #define EXPECT_ERROR(call, expect, what) \
   do { \
     PetscErrorCode _e; \
+    const char    *_msg = NULL; \
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
     _e = (call); \
     PetscCall(PetscPopErrorHandler()); \
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  [%d] %-52s -> error %d (expected %d)\n", rank, what, (int)_e, (int)(expect))); \
+    PetscCall(PetscErrorMessage(_e, NULL, &_msg)); \
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  [%d] %-40s -> error %d (expected %d) %s\n", rank, what, (int)_e, (int)(expect), _e && _msg ? _msg : "")); \
     TTCheck(_e == (expect), "%s: got error code %d, expected %d", what, (int)_e, (int)(expect)); \
     nchecks++; \
   } while (0)
@@ -42,11 +44,22 @@ static PetscErrorCode BadMatrix(PetscInt N, PetscInt zrow, PetscInt nanrow, Mat 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCApply that releases the read lock PCApply() leaves on b when it fails */
+static PetscErrorCode Apply(PC pc, Vec b, Vec y)
+{
+  PetscErrorCode e = PCApply(pc, b, y);
+  PetscInt       lock;
+
+  PetscCall(VecLockGet(b, &lock));
+  if (lock > 0) PetscCall(VecLockReadPop(b));
+  return e;
+}
+
 static PetscErrorCode SetUpAndApply(PC pc, Vec b, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(PCSetUp(pc));
-  PetscCall(PCApply(pc, b, y));
+  PetscCall(Apply(pc, b, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -110,7 +123,7 @@ int main(int argc, char **argv)
   if (rs <= 30 && 30 < re) PetscCall(VecSetValue(b, 30, (PetscScalar)NAN, INSERT_VALUES));
   PetscCall(VecAssemblyBegin(b));
   PetscCall(VecAssemblyEnd(b));
-  EXPECT_ERROR(PCApply(pc, b, y), PETSC_ERR_FP, "NaN in the right-hand side, global");
+  EXPECT_ERROR(Apply(pc, b, y), PETSC_ERR_FP, "NaN in the right-hand side, global");
   PetscCall(PCDestroy(&pc));
   PetscCall(TTFillVec(b, 7));
 
@@ -178,6 +191,54 @@ int main(int argc, char **argv)
     PetscCall(PCShellSetLineSolve(pc, da, 2));
     EXPECT_ERROR(PCSetUp(pc), PETSC_ERR_ARG_OUTOFRANGE, "direction z on a 2D DMDA");
     PetscCall(PCDestroy(&pc));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&da));
+  }
+
+  /* zero pivot in lines mode: the owner of grid point (5,3) fails and names the point */
+  {
+    DM          da;
+    PetscInt    xs, ys, xm, ym;
+    PetscBool   own;
+    MatStencil  bad = {.i = 5, .j = 3};
+    const char *msg;
+
+    PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 11, 7, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+    PetscCall(DMSetUp(da));
+    PetscCall(DMDAGetCorners(da, &xs, &ys, NULL, &xm, &ym, NULL));
+    own = (PetscBool)(xs <= 5 && 5 < xs + xm && ys <= 3 && 3 < ys + ym);
+    PetscCall(DMCreateMatrix(da, &A));
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i < xs + xm; i++) {
+        MatStencil  row = {.i = i, .j = j}, col[5];
+        PetscScalar v[5];
+        PetscInt    nc = 0;
+
+        col[nc] = row, v[nc++] = 4.0;
+        if (i > 0) col[nc] = row, col[nc].i--, v[nc++] = -1.0;
+        if (i < 10) col[nc] = row, col[nc].i++, v[nc++] = -1.0;
+        if (j > 0) col[nc] = row, col[nc].j--, v[nc++] = -1.0;
+        if (j < 6) col[nc] = row, col[nc].j++, v[nc++] = -1.0;
+        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+      }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatZeroRowsStencil(A, own ? 1 : 0, &bad, 0.0, NULL, NULL));
+    PetscCall(MatCreateVecs(A, &y, &b));
+    PetscCall(TTFillVec(b, 9));
+    for (PetscInt dir = 0; dir < 2; dir++) {
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+      PetscCall(PCSetOperators(pc, A, A));
+      PetscCall(PCShellSetLineSolve(pc, da, dir));
+      EXPECT_ERROR(SetUpAndApply(pc, b, y), own ? PETSC_ERR_MAT_LU_ZRPVT : PETSC_SUCCESS, dir ? "zero row in a y-line" : "zero row in an x-line");
+      if (own) {
+        PetscCall(PetscErrorMessage(PETSC_ERR_MAT_LU_ZRPVT, NULL, &msg));
+        TTCheck(msg && strstr(msg, "grid point (5,3,0)"), "the message does not name grid point (5,3,0): %s", msg ? msg : "(none)");
+      }
+      PetscCall(PCDestroy(&pc));
+    }
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&y));
     PetscCall(MatDestroy(&A));
     PetscCall(DMDestroy(&da));
   }
