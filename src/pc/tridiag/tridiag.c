@@ -416,13 +416,13 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
 
   PetscCall(VecGetArrayReadAndMemType(x, &b, &mtx));
   PetscCall(VecGetArrayWriteAndMemType(y, &xo, &mty));
-  if (PetscMemTypeDevice(mtx) != PetscMemTypeDevice(mty)) {
+  if (PetscMemTypeDevice(mtx) != PetscMemTypeDevice(mty) || !(PetscMemTypeHost(mtx) || PetscMemTypeCUDA(mtx))) {
     PetscCall(VecRestoreArrayReadAndMemType(x, &b));
     PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Input and output vectors live in different memory (%s and %s); no hidden copies are made", PetscMemTypeToString(mtx), PetscMemTypeToString(mty));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Vectors in %s and %s memory: %s needs both in host memory or both in CUDA memory (no hidden copies are made)", PetscMemTypeToString(mtx), PetscMemTypeToString(mty), t->name);
   }
   dev = PetscMemTypeDevice(mtx);
-  PetscCall(SGGetCtx(&t->ctxs, mtx, &ctx)); /* PETSC_ERR_SUP for non-CUDA device memory */
+  PetscCall(SGGetCtx(&t->ctxs, mtx, &ctx));
   if (dev && !t->want_device) {
     PetscCall(PetscInfo(t->pc, "%s: first PCApply with device vectors, moving the coefficients to the device\n", t->name));
     t->want_device = PETSC_TRUE;
@@ -496,6 +496,7 @@ PetscErrorCode SGTriView(SGTri *t, PetscViewer viewer)
   if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines, cut at rank boundaries (block Jacobi across ranks)\n", SGDirName[t->dir], t->dir));
   else if (t->mode == PC_TRIDIAG_LOCAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode local: tridiagonal part of each rank's rows, couplings between ranks dropped (block Jacobi)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  mode global: exact solve with the tridiagonal part, all ranks coupled\n"));
+  if (t->mode != PC_TRIDIAG_LINES && t->allmodes) PetscCall(PetscViewerASCIIPrintf(viewer, "  line direction %c (used in lines mode only)\n", SGDirName[t->dir]));
   if (t->applied) PetscCall(PetscViewerASCIIPrintf(viewer, "  algorithm requested %s, used %s (last PCApply)\n", sg_tri_alg_name(t->alg), t->alg_used < SG_TRI_NUM_ALGS ? sg_tri_alg_name(t->alg_used) : "none (no local rows)"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  algorithm requested %s, used: not applied yet%s%s\n", sg_tri_alg_name(t->alg), t->alg_choice != SG_TRI_AUTO ? ", expected " : "", t->alg_choice != SG_TRI_AUTO ? sg_tri_alg_name(t->alg_choice) : ""));
   if (t->pivtol > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  pivot tolerance %g (breakdown when |pivot| <= tol * row sum)\n", (double)t->pivtol));
@@ -680,6 +681,7 @@ PETSC_INTERN PetscErrorCode PCCreate_Tridiag(PC pc)
   PetscFunctionBegin;
   PetscCall(SGTriCreate(pc, &t));
   PetscCall(PetscStrncpy(t->name, "StructGPU PCTRIDIAG", sizeof(t->name)));
+  t->allmodes              = PETSC_TRUE;
   pc->data                 = (void *)t;
   pc->ops->setup           = PCSetUp_Tridiag;
   pc->ops->apply           = PCApply_Tridiag;

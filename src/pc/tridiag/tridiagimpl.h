@@ -10,7 +10,8 @@
 #include "sys/sgpetsc.h"
 
 typedef struct {
-  PC pc; /* owner (not referenced), for PetscInfo() */
+  PC        pc;       /* owner (not referenced), for PetscInfo() */
+  PetscBool allmodes; /* PCTRIDIAG (all settings apply) rather than a PCSHELL helper */
 
   /* settings */
   PCTridiagMode mode;

@@ -2,20 +2,21 @@ static const char help[] = "PCTRIDIAG global and local modes on random diagonall
                            "matrices of prime sizes, with several row layouts (ranks owning 0 or 1 rows) and\n"
                            "every algorithm, against PETSc's LU: global vs the LU of the whole matrix gathered\n"
                            "on every rank (PCREDUNDANT), local vs LU of each rank's diagonal block.\n"
-                           "Options: -sizes n1,n2,... (default 1009,7) -algs all|auto (default all)\n";
+                           "Options: -sizes n1,n2,... (default 1009,7,3) -algs all|auto (default all)\n";
 
 #include "pctri_common.h"
 
 /* local row counts of layout `lay` (0: PETSc default, 1: rank 0 owns 0 rows and rank 1 one row,
    2: rank 0 owns 1 row and the last rank 0 rows, 3: ranks alternate 1 and 0 rows, the last owns
    the rest); the rest is split evenly among the ranks not fixed */
-static PetscErrorCode Layout(PetscInt N, PetscInt lay, PetscMPIInt rank, PetscMPIInt size, PetscInt *nloc)
+static PetscErrorCode Layout(PetscInt N, PetscInt lay, PetscMPIInt rank, PetscMPIInt size, PetscInt *nloc, PetscBool *valid)
 {
   PetscInt  cnt[64], fixed = 0, nfree = 0, rest, k = 0;
   PetscBool isfree[64];
 
   PetscFunctionBegin;
   TTCheck(size <= 64, "test supports up to 64 ranks");
+  *valid = PETSC_TRUE;
   if (lay == 0) {
     *nloc = PETSC_DECIDE;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -37,7 +38,9 @@ static PetscErrorCode Layout(PetscInt N, PetscInt lay, PetscMPIInt rank, PetscMP
     if (isfree[r]) nfree++;
     else fixed += cnt[r];
   }
-  rest = N - fixed;
+  rest   = N - fixed;
+  *valid = (PetscBool)(rest >= 0); /* N too small for this layout */
+  if (!*valid) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscMPIInt r = 0; r < size; r++)
     if (isfree[r]) cnt[r] = rest / nfree + (k++ < rest % nfree);
   *nloc = cnt[rank];
@@ -47,7 +50,7 @@ static PetscErrorCode Layout(PetscInt N, PetscInt lay, PetscMPIInt rank, PetscMP
 int main(int argc, char **argv)
 {
   PetscMPIInt rank, size;
-  PetscInt    sizes[8] = {1009, 7}, nsizes = 8, nalgs = TT_NALGS, ncases = 0;
+  PetscInt    sizes[8] = {1009, 7, 3}, nsizes = 8, nalgs = TT_NALGS, ncases = 0;
   PetscBool   autoonly = PETSC_FALSE, flg;
   char        algs[16] = "all";
   PetscReal   worst    = 0;
@@ -58,7 +61,7 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-sizes", sizes, &nsizes, &flg));
-  if (!flg) nsizes = 2;
+  if (!flg) nsizes = 3;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-algs", algs, sizeof(algs), NULL));
   PetscCall(PetscStrcmp(algs, "auto", &autoonly));
   if (autoonly) nalgs = 1;
@@ -67,11 +70,13 @@ int main(int argc, char **argv)
     const PetscInt N = sizes[is];
 
     for (PetscInt lay = 0; lay < (size > 1 ? 4 : 1); lay++) {
-      PetscInt nloc;
-      Mat      A;
-      Vec      b, y, yref;
+      PetscInt  nloc;
+      PetscBool valid;
+      Mat       A;
+      Vec       b, y, yref;
 
-      PetscCall(Layout(N, lay, rank, size, &nloc));
+      PetscCall(Layout(N, lay, rank, size, &nloc, &valid));
+      if (!valid) continue;
       PetscCall(TTBandMatrix(PETSC_COMM_WORLD, N, nloc, 1, &A));
       PetscCall(MatCreateVecs(A, &y, &b));
       PetscCall(VecDuplicate(y, &yref));
