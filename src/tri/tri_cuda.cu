@@ -173,19 +173,12 @@ extern "C" sg_status sg_tri_batch_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, const 
 {
   sg_report local;
   if (!rep) rep = &local;
-  sg_report_clear(rep, alg);
-  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
-  if (ctx->backend != SG_BACKEND_CUDA)
-    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_tri_batch_solve_cuda needs a CUDA context (sg_ctx_create(SG_BACKEND_CUDA, ...))");
-  if (alg < SG_TRI_AUTO || alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)alg);
-  sg_status st = sg_tri_batch_check(B, rep);
+  sg_status st = sg_tri_batch_begin(ctx, SG_BACKEND_CUDA, &alg, B, rep);
   if (st != SG_OK) return st;
   const void *ptrs[5]  = {B->dl, B->d, B->du, B->b, B->x};
   const char *names[5] = {"dl", "d", "du", "b", "x"};
   for (int k = 0; k < 5; k++)
     if ((st = sg_cuda_check_ptr(ptrs[k], names[k], rep)) != SG_OK) return st;
-  if (alg == SG_TRI_AUTO) alg = sg_tri_choose(SG_BACKEND_CUDA, B->prec, B->layout, B->m, B->nbatch);
-  rep->alg = alg;
   if (alg == SG_TRI_TPCR) {
     st = sg_tri_tpcr_solve_cuda(ctx, B, pivtol, rep);
     rep->alg = SG_TRI_TPCR;

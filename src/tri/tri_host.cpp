@@ -103,17 +103,26 @@ template <class T> sg_status tri_host_solve(sg_ctx *ctx, sg_tri_alg alg, const s
 }
 } // namespace
 
+sg_status sg_tri_batch_begin(sg_ctx *ctx, sg_backend backend, sg_tri_alg *alg, const sg_tri_batch *B, sg_report *rep)
+{
+  sg_report_clear(rep, *alg);
+  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
+  if (backend == SG_BACKEND_CUDA && ctx->backend != SG_BACKEND_CUDA)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_tri_batch_solve_cuda needs a CUDA context (sg_ctx_create(SG_BACKEND_CUDA, ...))");
+  if (*alg < SG_TRI_AUTO || *alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)*alg);
+  sg_status st = sg_tri_batch_check(B, rep);
+  if (st != SG_OK) return st;
+  if (*alg == SG_TRI_AUTO) *alg = sg_tri_choose(backend, B->prec, B->layout, B->m, B->nbatch);
+  rep->alg = *alg;
+  return SG_OK;
+}
+
 extern "C" sg_status sg_tri_batch_solve_host(sg_ctx *ctx, sg_tri_alg alg, const sg_tri_batch *B, double pivtol, sg_report *rep)
 {
   sg_report local;
   if (!rep) rep = &local;
-  sg_report_clear(rep, alg);
-  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
-  if (alg < SG_TRI_AUTO || alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)alg);
-  sg_status st = sg_tri_batch_check(B, rep);
+  sg_status st = sg_tri_batch_begin(ctx, SG_BACKEND_HOST, &alg, B, rep);
   if (st != SG_OK) return st;
-  if (alg == SG_TRI_AUTO) alg = sg_tri_choose(SG_BACKEND_HOST, B->prec, B->layout, B->m, B->nbatch);
-  rep->alg = alg;
   if (alg == SG_TRI_TPCR) {
     st = sg_tri_tpcr_solve_host(ctx, B, pivtol, rep);
     rep->alg = SG_TRI_TPCR;

@@ -6,6 +6,10 @@
 // pointers. Returns SG_OK or SG_ERR_ARG with rep->msg filled.
 sg_status sg_tri_batch_check(const sg_tri_batch *B, sg_report *rep);
 
+// Common prologue of sg_tri_batch_solve_host/_cuda: clears rep, checks ctx (and, for the
+// CUDA twin, its backend), the algorithm and the batch, resolves SG_TRI_AUTO for `backend`.
+sg_status sg_tri_batch_begin(sg_ctx *ctx, sg_backend backend, sg_tri_alg *alg, const sg_tri_batch *B, sg_report *rep);
+
 // TPCR (register-blocked partition + PCR) and the multi-level partitioned solver for
 // large systems: src/tri/tri_tpcr_host.cpp and src/tri/tri_tpcr_cuda.cu.
 // Called by the dispatchers in tri_host.cpp / tri_cuda.cu after sg_tri_batch_check.
