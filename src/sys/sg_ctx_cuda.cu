@@ -100,9 +100,12 @@ sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep)
 {
   sg_status st = sg_cuda_check(cudaGetLastError(), rep, "kernel launch");
   if (st != SG_OK) return st;
-  sg_dev_report h;
-  st = sg_cuda_check(cudaMemcpyAsync(&h, ctx->dreport, sizeof h, cudaMemcpyDeviceToHost, sg_stream(ctx)), rep, "reading the device report");
+  // pinned host slot 3 (reserved for this record): a direct DMA, no pageable staging copy
+  sg_dev_report *hp = (sg_dev_report *)sg_ctx_host_work(ctx, sizeof(sg_dev_report), 3);
+  if (!hp) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the pinned report buffer");
+  st = sg_cuda_check(cudaMemcpyAsync(hp, ctx->dreport, sizeof *hp, cudaMemcpyDeviceToHost, sg_stream(ctx)), rep, "reading the device report");
   if (st == SG_OK) st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "kernel execution");
+  const sg_dev_report h = *hp;
   if (st != SG_OK || h.key == ~0ull) return st;
   return sg_report_fail(rep, (int)((h.key >> 32) & 3), (long long)(h.key >> 34), (long long)(h.key & 0xffffffffull), h.value);
 }

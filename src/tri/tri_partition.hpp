@@ -58,8 +58,15 @@ constexpr int TP_BLOCK_MAX = 512;  // largest block (one team of 512 chunks)
 // waves of 2 blocks per SM on a 132-SM H100 (a fixed number: host and device must agree).
 constexpr long long TP_MIN_BLOCKS = 512;
 
-// Rows per thread: 64 bytes per array per thread (4 x 16-byte vector loads).
-template <class T> constexpr int tp_q() { return sizeof(T) == 8 ? 8 : 16; }
+// Rows per thread (tuning knobs SG_TP_QD / SG_TP_QS, fixed at build time so the host twin
+// follows the same plan): 64 bytes per array per thread = 4 x 16-byte vector loads.
+#ifndef SG_TP_QD
+#define SG_TP_QD 8
+#endif
+#ifndef SG_TP_QS
+#define SG_TP_QS 16
+#endif
+template <class T> constexpr int tp_q() { return sizeof(T) == 8 ? SG_TP_QD : SG_TP_QS; }
 
 template <class T> struct tp_eq {
   T a, b, c, d;
