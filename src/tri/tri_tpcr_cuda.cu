@@ -40,27 +40,8 @@
 //   (2 blocks of 256 per SM). ptxas (sm_90, CUDA 13.0, -O3 -Xptxas -v): no spills, no stack:
 //     tp_solve_kernel  double contig 124, double inter 120, float contig 122, float inter 123
 //     tp_reduce_kernel double contig 117, double inter 118, float contig 117, float inter 117
-//     tp_solve_pipe_kernel  double contig 120, double inter 120, float contig 123, float inter 119
-//     tp_reduce_pipe_kernel double contig 124, double inter 120, float contig 122, float inter 122
 //   (The input check re-reads the rows on its rare failure path, tp_find_bad_input, so the
 //   loaded values need not stay live: that saved ~40 registers.)
-// Pipelined path (PIPE; the measured plain kernels reached only 42-68% of copy bandwidth on
-//   an H200: with 2 blocks per SM the memory system idles while a block reduces, runs its
-//   PCR barriers and back-substitutes). A persistent grid (resident blocks = occupancy x
-//   SMs, computed once per device and block size) walks the plan's block items bid,
-//   bid + grid, ...; tile k+1 is copied into a shared stage with 16-byte cp.async
-//   (LDGSTS, L1 bypass) while tile k is computed from registers: load chunk from the stage
-//   -> barrier -> issue the next item's copies -> reduce/PCR/solve/store -> wait + barrier.
-//   Same tiles, same arithmetic, same report as the plain kernels. Stage: 4 arrays x block
-//   x Q values = 64 KB for 256 threads (+ the 9-word scratch): still 2 blocks of 256 per
-//   SM (1 of 512), so up to 128 KB of loads in flight per SM during the compute phases.
-//   Used when dl, d, du, b are 16-byte aligned, so is the system stride (contiguous,
-//   nbatch > 1) or the row stride ld and the block's systems (interleaved: spb a multiple
-//   of 16 bytes), and there are more block items than resident blocks; otherwise
-//   (unaligned ld, small problems) the plain kernels. Chunks not wholly in the stage (the
-//   ragged last chunk of a system; interleaved: systems of a partial last 16-byte group)
-//   are read directly from global memory. SG_TPCR_PIPE=0 in the environment (read once)
-//   forces the plain kernels.
 // Shared memory: 9 words per thread (SOLVE: e1 + PCR equation = 8 words; REDUCE: the
 //   9-word nodes of the merge tree), i.e. 18 KB (double) / 9 KB (float) for 256 threads,
 //   36 KB for the largest block (512 threads, one team): no opt-in needed. Layout per
@@ -73,11 +54,8 @@
 #include "sys/sg_cuda.cuh"
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
-#include <cuda_pipeline.h>
-#include <atomic>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 
 namespace {
 
@@ -159,110 +137,6 @@ template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_sto
   }
 }
 
-// ---------------------------------------------------------------- pipelined staging
-// PIPE path (16-byte aligned rows): a persistent grid walks the tiles; while tile k is
-// computed from registers, tile k+1 (the full chunks of all the block's teams) is already
-// on its way into shared memory with 16-byte cp.async (LDGSTS, L1 bypass). Stage: per
-// array v (dl, d, du, b) A = per_array() values at v*A.
-//   Contiguous: the G = Q*sizeof(T)/16 granules of thread u's chunk at granule slots
-//   u*G + (k ^ ((u>>1) & (G-1))): the XOR swizzle makes both the coalesced cp.async writes
-//   (8 lanes = 2 chunks = 128 contiguous bytes) and the per-thread 16-byte reads (8 lanes
-//   = 8 chunks, same k) free of bank conflicts.
-//   Interleaved (spb a multiple of 16 bytes): the tile's rows as in global memory (spb
-//   values each), plus 16 bytes of padding after each chunk's Q rows, so that the chunks
-//   read at the same time fall in different banks.
-template <class T, int Q, bool INTER> struct tp_stage {
-  static constexpr int W = 16 / (int)sizeof(T), G = Q / W;
-  static_assert(Q % W == 0 && (G & (G - 1)) == 0, "tpcr pipe: Q must be a power-of-two multiple of 16 bytes");
-  static __device__ __forceinline__ int slot(int u, int k) { return u * G + (k ^ ((u >> 1) & (G - 1))); }
-  static __host__ __device__ __forceinline__ size_t per_array(int nthreads, int team) { return (size_t)nthreads * Q + (INTER ? (size_t)team * W : 0); }
-  static size_t bytes(int nthreads, int team) { return 4 * per_array(nthreads, team) * sizeof(T); }
-  // chunk (s, g0) goes through the stage (prefetch and load agree on this)
-  static __device__ __forceinline__ bool staged(const tp_sys<T> &S, long long s, long long g0, long long te)
-  {
-    return g0 + Q <= te && (INTER ? s - s % W + W <= S.nbatch : s < S.nbatch);
-  }
-};
-
-// Issue the cp.async copies of the staged chunks of block item `bid` into `stage`.
-template <class T, int Q, bool INTER> __device__ __forceinline__ void tp_prefetch(const tp_sys<T> &S, const tp_plan &P, long long bid, T *stage)
-{
-  using G_ = tp_stage<T, Q, INTER>;
-  const int       N  = (int)blockDim.x;
-  const size_t    A  = G_::per_array(N, P.team);
-  const long long tb = bid % P.ntiles, grp = bid / P.ntiles;
-  const long long t  = S.xr ? P.ntiles - 1 - tb : tb;
-  const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m;
-  const T *const  src[4] = {S.dl, S.d, S.du, S.b};
-#pragma unroll 1
-  for (int i = 0; i < G_::G; i++) {
-    const int g = (int)threadIdx.x + i * N;
-    long long s, g0, o;
-    size_t    dst;
-    if constexpr (INTER) {  // granule h of tile row R
-      const int R = g / (P.spb / G_::W), h = g % (P.spb / G_::W), j = R / Q;
-      s   = grp * P.spb + h * G_::W;
-      g0  = ts + (long long)j * Q;
-      o   = s + (ts + R) * S.rs;
-      dst = ((size_t)R * P.spb + (size_t)(j + h) * G_::W);
-    } else {  // granule k of thread u's chunk
-      const int u = g / G_::G, k = g % G_::G;
-      s   = grp * P.spb + u / P.team;
-      g0  = ts + (long long)(u % P.team) * Q;
-      o   = s * S.ss + g0 + k * G_::W;
-      dst = (size_t)G_::slot(u, k) * G_::W;
-    }
-    if (G_::staged(S, s, g0, te)) {
-#pragma unroll
-      for (int v = 0; v < 4; v++) __pipeline_memcpy_async(stage + v * A + dst, src[v] + o, 16);
-    }
-  }
-  __pipeline_commit();
-}
-
-// This thread's chunk from the stage.
-template <class T, int Q, bool INTER> __device__ __forceinline__ void tp_stage_ld(const tp_plan &P, const T *stage, T (&a)[Q], T (&b)[Q], T (&c)[Q], T (&r)[Q])
-{
-  using G_ = tp_stage<T, Q, INTER>;
-  const size_t A = G_::per_array((int)blockDim.x, P.team);
-  const int    u = (int)threadIdx.x;
-  if constexpr (INTER) {
-    const int sl = u % P.spb, j = u / P.spb;
-    const T  *p  = stage + (size_t)j * Q * P.spb + (size_t)j * G_::W + sl;
-#pragma unroll
-    for (int i = 0; i < Q; i++) {
-      a[i] = p[i * P.spb]; b[i] = p[A + i * P.spb]; c[i] = p[2 * A + i * P.spb]; r[i] = p[3 * A + i * P.spb];
-    }
-  } else {
-    using V = typename tp_vec<T>::type;
-    const V *sv = reinterpret_cast<const V *>(stage);
-    const int NG = (int)(A / G_::W);
-#pragma unroll
-    for (int k = 0; k < G_::G; k++) {
-      const int q = G_::slot(u, k);
-      tp_unpack(sv[q], a + k * G_::W); tp_unpack(sv[NG + q], b + k * G_::W);
-      tp_unpack(sv[2 * NG + q], c + k * G_::W); tp_unpack(sv[3 * NG + q], r + k * G_::W);
-    }
-  }
-}
-
-// Chunk load of the kernels: the stage (PIPE, staged chunks) or global memory.
-template <int Q, bool INTER, bool PIPE, class T>
-__device__ __forceinline__ void tp_chunk_load(const tp_sys<T> &S, const tp_plan &P, long long s, long long g0, long long te, const T *stage,
-                                              T (&a)[Q], T (&b)[Q], T (&c)[Q], T (&r)[Q])
-{
-  if (PIPE && tp_stage<T, Q, INTER>::staged(S, s, g0, te)) tp_stage_ld<T, Q, INTER>(P, stage, a, b, c, r);
-  else tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
-}
-// PIPE: once every thread has its chunk (barrier), the stage takes the block's next item.
-template <int Q, bool INTER, bool PIPE, class T> __device__ __forceinline__ void tp_next(const tp_sys<T> &S, const tp_plan &P, T *stage, long long nxt)
-{
-  if constexpr (PIPE) {
-    __syncthreads();
-    if (nxt >= 0) tp_prefetch<T, Q, INTER>(S, P, nxt, stage);
-  }
-}
-
 // ---------------------------------------------------------------- shared memory
 // Word w of this thread's team: W[w*ws] (W, ws set per layout, see the design notes).
 template <class T> __device__ __forceinline__ void tp_put(T *W, int ws, int n, int i, const tp_eq<T> &e)
@@ -303,18 +177,14 @@ struct tp_map {
 
 // ---------------------------------------------------------------- kernels
 // SOLVE (and FINISH when S.xr is set): one tile of one system per team.
-#ifndef SG_TP_MINB
-#define SG_TP_MINB 1  // min resident blocks of TP_BLOCK_MAX threads per SM (register cap)
-#endif
-// One block item (tile of the block's systems); W0: the shared scratch, stage/nxt: PIPE.
-template <class T, int Q, bool INTER, bool PIPE>
-__device__ __forceinline__ void tp_solve_tile(const tp_sys<T> &S, const tp_plan &P, const T tol, sg_dev_report *rep, long long bid, T *W0,
-                                              T *stage, long long nxt)
+template <class T, int Q, bool INTER>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
+  extern __shared__ __align__(16) unsigned char tp_smem[];
   const tp_map    mp(INTER, P);
-  T *const        W  = W0 + mp.wofs;
+  T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
-  const long long tb = bid % P.ntiles, grp = bid / P.ntiles;
+  const long long tb = blockIdx.x % P.ntiles, grp = blockIdx.x / P.ntiles;
   const long long t  = S.xr ? P.ntiles - 1 - tb : tb;  // FINISH: reverse order (L2 reuse)
   const long long s  = grp * P.spb + mp.sl;
   tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
@@ -322,13 +192,12 @@ __device__ __forceinline__ void tp_solve_tile(const tp_sys<T> &S, const tp_plan 
 
   T a[Q], b[Q], c[Q], r[Q];
   if (tm.active) {
-    tp_chunk_load<Q, INTER, PIPE>(S, P, s, g0, te, stage, a, b, c, r);
+    tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
     tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
   } else {
 #pragma unroll
     for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
   }
-  tp_next<Q, INTER, PIPE>(S, P, stage, nxt);
   tp_eq<T> e0, e1;
   tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
   // interface system: words [0, 4*team) hold the chunks' e1, [4*team, 8*team) the PCR
@@ -357,48 +226,21 @@ __device__ __forceinline__ void tp_solve_tile(const tp_sys<T> &S, const tp_plan 
   }
 }
 
-// Persistent-grid driver of the PIPE path: block items bid = blockIdx.x, + gridDim.x, ...
-// of the plan's ntiles*groups; the stage occupies the front of the dynamic shared memory.
-template <class T, int Q, bool INTER, class Body> __device__ __forceinline__ void tp_pipe_loop(const tp_sys<T> &S, const tp_plan &P, Body body)
-{
-  extern __shared__ __align__(16) unsigned char tp_smem[];
-  T *const        stage = reinterpret_cast<T *>(tp_smem);
-  const long long nit   = P.ntiles * P.groups;
-  if ((long long)blockIdx.x < nit) tp_prefetch<T, Q, INTER>(S, P, blockIdx.x, stage);
-  for (long long bid = blockIdx.x; bid < nit; bid += gridDim.x) {
-    __pipeline_wait_prior(0);
-    __syncthreads();  // the whole item is in the stage
-    body(bid, stage + 4 * tp_stage<T, Q, INTER>::per_array((int)blockDim.x, P.team), stage,
-         bid + gridDim.x < nit ? bid + (long long)gridDim.x : -1);
-  }
-}
-
-template <class T, int Q, bool INTER>
-__global__ void __launch_bounds__(TP_BLOCK_MAX, SG_TP_MINB) tp_solve_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
-{
-  extern __shared__ __align__(16) unsigned char tp_smem[];
-  tp_solve_tile<T, Q, INTER, false>(S, P, tol, rep, blockIdx.x, reinterpret_cast<T *>(tp_smem), nullptr, -1);
-}
-template <class T, int Q, bool INTER>
-__global__ void __launch_bounds__(TP_BLOCK_MAX, SG_TP_MINB) tp_solve_pipe_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
-{
-  tp_pipe_loop<T, Q, INTER>(S, P, [&](long long bid, T *W0, T *stage, long long nxt) { tp_solve_tile<T, Q, INTER, true>(S, P, tol, rep, bid, W0, stage, nxt); });
-}
-
 template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
   T        *dl, *d, *du, *b;
   long long ss, rs;
 };
 
 // REDUCE: one tile of one system per team -> the tile's (<= 2) interface equations.
-template <class T, int Q, bool INTER, bool PIPE>
-__device__ __forceinline__ void tp_reduce_tile(const tp_sys<T> &S, const tp_plan &P, const T tol, const tp_out<T> &O, sg_dev_report *rep,
-                                               long long bid, T *W0, T *stage, long long nxt)
+template <class T, int Q, bool INTER>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T> S, const tp_plan P, const T tol, const tp_out<T> O,
+                                                                 sg_dev_report *rep)
 {
+  extern __shared__ __align__(16) unsigned char tp_smem[];
   const tp_map    mp(INTER, P);
-  T *const        W  = W0 + mp.wofs;
+  T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
-  const long long t = bid % P.ntiles, grp = bid / P.ntiles;
+  const long long t = blockIdx.x % P.ntiles, grp = blockIdx.x / P.ntiles;
   const long long s = grp * P.spb + mp.sl;
   tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
   const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q, left = te - g0;
@@ -406,13 +248,12 @@ __device__ __forceinline__ void tp_reduce_tile(const tp_sys<T> &S, const tp_plan
 
   T a[Q], b[Q], c[Q], r[Q];
   if (nrow) {
-    tp_chunk_load<Q, INTER, PIPE>(S, P, s, g0, te, stage, a, b, c, r);
+    tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
     tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
   } else {
 #pragma unroll
     for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
   }
-  tp_next<Q, INTER, PIPE>(S, P, stage, nxt);
   tp_node<T> nd;
   nd.cnt = tp_chunk_reduce<Q>(tm, a, b, c, r, nrow, tol, g0, 1, nd.e0, nd.e1);
   // merge tree: at level st, node j (j % 2st == 0) absorbs node j + st, which its owner
@@ -431,19 +272,6 @@ __device__ __forceinline__ void tp_reduce_tile(const tp_sys<T> &S, const tp_plan
     }
   }
 }
-template <class T, int Q, bool INTER>
-__global__ void __launch_bounds__(TP_BLOCK_MAX, SG_TP_MINB) tp_reduce_kernel(const tp_sys<T> S, const tp_plan P, const T tol, const tp_out<T> O,
-                                                                 sg_dev_report *rep)
-{
-  extern __shared__ __align__(16) unsigned char tp_smem[];
-  tp_reduce_tile<T, Q, INTER, false>(S, P, tol, O, rep, blockIdx.x, reinterpret_cast<T *>(tp_smem), nullptr, -1);
-}
-template <class T, int Q, bool INTER>
-__global__ void __launch_bounds__(TP_BLOCK_MAX, SG_TP_MINB) tp_reduce_pipe_kernel(const tp_sys<T> S, const tp_plan P, const T tol,
-                                                                      const tp_out<T> O, sg_dev_report *rep)
-{
-  tp_pipe_loop<T, Q, INTER>(S, P, [&](long long bid, T *W0, T *stage, long long nxt) { tp_reduce_tile<T, Q, INTER, true>(S, P, tol, O, rep, bid, W0, stage, nxt); });
-}
 
 // x[0] -= dl[0]*xp, x[n-1] -= du[n-1]*xn (sg_tri_block_solve with a non-TPCR algorithm)
 template <class T> __global__ void tp_fold_kernel(T *x, const T *dl, const T *du, long long n, T xp, T xn)
@@ -453,19 +281,6 @@ template <class T> __global__ void tp_fold_kernel(T *x, const T *dl, const T *du
 }
 
 // ---------------------------------------------------------------- executor
-constexpr int TP_LOG_BLOCK_MAX = 9;  // log2(TP_BLOCK_MAX)
-static_assert((1 << TP_LOG_BLOCK_MAX) == TP_BLOCK_MAX, "TP_LOG_BLOCK_MAX");
-
-// SG_TPCR_PIPE=0 disables the pipelined path (read once; default on).
-bool tp_pipe_enabled()
-{
-  static const bool on = [] {
-    const char *e = getenv("SG_TPCR_PIPE");
-    return !(e && e[0] == '0');
-  }();
-  return on;
-}
-
 template <class T> struct tp_cuda_ex {
   static constexpr int Q = tp_q<T>();
   sg_ctx              *ctx;
@@ -484,55 +299,11 @@ template <class T> struct tp_cuda_ex {
     smem  = (size_t)9 * block * sizeof(T);
     return true;
   }
-  // PIPE path rule: contiguous layout with 16-byte aligned arrays and system starts, and
-  // more block items than resident blocks (otherwise there is nothing to overlap). Sets
-  // grid (persistent: resident blocks) and smem, or returns false.
-  template <bool INTER, class K> bool pipe(K kern, const tp_sys<T> &S, const tp_plan &p, int block, unsigned &grid, size_t &smem)
-  {
-    constexpr int   W  = 16 / (int)sizeof(T);
-    const uintptr_t al = (uintptr_t)S.dl | (uintptr_t)S.d | (uintptr_t)S.du | (uintptr_t)S.b;
-    if (!tp_pipe_enabled() || (al & 15)) return false;
-    if (INTER ? p.spb % W || (S.rs * sizeof(T)) % 16 : S.nbatch > 1 && (S.ss * sizeof(T)) % 16) return false;
-    const size_t    sm    = tp_stage<T, Q, INTER>::bytes(block, p.team) + smem;
-    const long long slots = (long long)tp_resident(kern, block, sm) * sg_cuda_num_sms();
-    if ((long long)grid <= slots || slots == 0) return false;
-    grid = (unsigned)slots;
-    smem = sm;
-    return true;
-  }
-  // Resident blocks per SM of kern (block threads, sm bytes: a function of block), cached
-  // per device and block size; 0 when the kernel cannot run with that much shared memory.
-  template <class K> static int tp_resident(K kern, int block, size_t sm)
-  {
-    static std::atomic<int> cache[16][TP_LOG_BLOCK_MAX + 1];  // blocks per SM + 1; 0: unknown
-    int dev = 0, lb = 0;
-    while ((1 << lb) < block) lb++;
-    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 16 || (1 << lb) != block || lb > TP_LOG_BLOCK_MAX) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    int v = cache[dev][lb].load(std::memory_order_relaxed);
-    if (v == 0) {
-      const int optin = sg_cuda_smem_optin();
-      int       nb    = 0;
-      if ((long long)sm > optin || cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) != cudaSuccess ||
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, kern, block, sm) != cudaSuccess || nb < 0) {
-        (void)cudaGetLastError();
-        nb = 0;
-      }
-      cache[dev][lb].store(v = nb + 1, std::memory_order_relaxed);
-    }
-    return v - 1;
-  }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     unsigned grid; int block; size_t smem;
     if (!ok() || !geometry(p, grid, block, smem)) return;
-    if (S.inter && pipe<true>(tp_solve_pipe_kernel<T, Q, true>, S, p, block, grid, smem))
-      tp_solve_pipe_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
-    else if (!S.inter && pipe<false>(tp_solve_pipe_kernel<T, Q, false>, S, p, block, grid, smem))
-      tp_solve_pipe_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
-    else if (S.inter) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    if (S.inter) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
     else tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr solve kernel");
   }
@@ -541,11 +312,7 @@ template <class T> struct tp_cuda_ex {
     unsigned grid; int block; size_t smem;
     if (!ok() || !geometry(p, grid, block, smem)) return;
     const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
-    if (S.inter && pipe<true>(tp_reduce_pipe_kernel<T, Q, true>, S, p, block, grid, smem))
-      tp_reduce_pipe_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
-    else if (!S.inter && pipe<false>(tp_reduce_pipe_kernel<T, Q, false>, S, p, block, grid, smem))
-      tp_reduce_pipe_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
-    else if (S.inter) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    if (S.inter) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
     else tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
   }
