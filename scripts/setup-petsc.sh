@@ -66,8 +66,9 @@ SRC=$CACHE/src/petsc-$PETSC_VERSION
 if [ ! -f "$SRC/configure" ]; then
   say "downloading PETSc $PETSC_VERSION sdist from PyPI"
   mkdir -p "$CACHE/src" "$CACHE/dl"
+  # the sdist (pip prepares its metadata in an isolated build env, which needs the index)
   [ -f "$CACHE/dl/petsc-$PETSC_VERSION.tar.gz" ] || \
-    python3 -m pip download -q --no-deps --no-binary :all: --no-build-isolation "petsc==$PETSC_VERSION" -d "$CACHE/dl" >&2
+    python3 -m pip download -q --no-deps --no-binary :all: "petsc==$PETSC_VERSION" -d "$CACHE/dl" >&2
   tar -C "$CACHE/src" -xzf "$CACHE/dl/petsc-$PETSC_VERSION.tar.gz"
 fi
 
