@@ -25,6 +25,7 @@ PetscErrorCode SGTriCreate(PC pc, SGTri **tp)
   t->alg      = SG_TRI_AUTO;
   t->pivtol   = 0.0;
   t->alg_used = SG_TRI_NUM_ALGS;
+  t->lcomm    = MPI_COMM_NULL;
   *tp         = t;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -35,13 +36,15 @@ PetscErrorCode SGTriReset(SGTri *t)
   PetscCall(MatDestroy(&t->A));
   PetscCall(DMDestroy(&t->da));
   PetscCall(VecDestroy(&t->coef));
-  PetscCall(PetscFree2(t->cnt, t->dsp));
-  PetscCall(PetscFree2(t->ibuf, t->isys));
+  PetscCall(PetscFree4(t->kr, t->cnt, t->dsp, t->wrank));
+  PetscCall(PetscFree3(t->ibuf, t->isys, t->isend));
+  PetscCall(PetscFree(t->lbuf));
+  if (t->lcomm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&t->lcomm));
   PetscCall(SGCtxCacheDestroy(&t->ctxs));
   t->Aid = 0;
   t->Astate = 0;
   t->n = t->N = t->rstart = 0;
-  t->niface = t->linelen = t->nlines = 0;
+  t->niface = t->nsys = t->linelen = t->nlines = 0;
   t->alg_used = SG_TRI_NUM_ALGS;
   t->applied  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -73,7 +76,10 @@ PetscErrorCode SGTriSetFromOptions(SGTri *t, PetscOptionItems PetscOptionsObject
     PetscCall(PetscOptionsEList("-pc_tridiag_mode", "Tridiagonal system solved: global (all ranks coupled), local (block Jacobi over ranks)", "PCShellSetTridiagonal", PCTridiagModes, 2, PCTridiagModes[t->mode], &imode, NULL));
     t->mode = (PCTridiagMode)imode;
   }
-  if (allowdir) PetscCall(PetscOptionsRangeInt("-pc_tridiag_direction", "Grid direction of the lines (lines mode): 0=x, 1=y, 2=z", "PCTridiagSetDirection", t->dir, &t->dir, NULL, 0, 2));
+  if (allowdir) {
+    PetscCall(PetscOptionsRangeInt("-pc_tridiag_direction", "Grid direction of the lines (lines mode): 0=x, 1=y, 2=z", "PCTridiagSetDirection", t->dir, &t->dir, NULL, 0, 2));
+    PetscCall(PetscOptionsBool("-pc_tridiag_lines_exact", "Lines mode: solve every grid line exactly across the ranks it crosses (false: lines cut at rank boundaries, block Jacobi across ranks)", "PCTRIDIAG", t->exact, &t->exact, NULL));
+  }
   PetscCall(PetscOptionsEList("-pc_tridiag_algorithm", "Tridiagonal algorithm (auto: chosen from system size and batch count)", "PCTRIDIAG", names, SG_TRI_NUM_ALGS, names[t->alg], &ialg, NULL));
   t->alg = (sg_tri_alg)ialg;
   PetscCall(PetscOptionsReal("-pc_tridiag_pivot_tol", "Breakdown when |pivot| <= tol*(|l|+|d|+|u|) of its equation (<= 0: default 100*eps)", "PCTRIDIAG", t->pivtol, &t->pivtol, NULL));
@@ -147,7 +153,51 @@ static PetscErrorCode SGTriSetUpLines(SGTri *t, DM da, PetscInt M)
   }
   t->planestride = xm * ym;
   t->nlines      = t->nbatch * t->nplanes;
+  t->gcorner     = t->corner[t->dir];
+  t->glen        = t->dir == 0 ? gx : (t->dir == 1 ? gy : gz);
+  t->prevstart = t->nextstart = -1;
+  t->prevlen = t->nextlen = 0;
+  if (t->lcomm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&t->lcomm));
+  PetscCall(PetscFree(t->lbuf));
+  if (t->exact) { /* the ranks of a line: same process coordinates in the other directions */
+    const PetscInt *lx[3] = {NULL, NULL, NULL}, *ranges;
+    PetscInt        np[3], pc[3], stride, d = t->dir;
+    PetscMPIInt     rank;
+
+    PetscCall(DMDAGetInfo(da, NULL, NULL, NULL, NULL, &np[0], &np[1], &np[2], NULL, NULL, NULL, NULL, NULL, NULL));
+    PetscCall(DMDAGetOwnershipRanges(da, &lx[0], &lx[1], &lx[2]));
+    PetscCall(MatGetOwnershipRanges(t->A, &ranges));
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)da), &rank));
+    pc[0]  = rank % np[0]; /* DMDA rank order: x fastest */
+    pc[1]  = (rank / np[0]) % np[1];
+    pc[2]  = rank / (np[0] * np[1]);
+    stride = d == 0 ? 1 : (d == 1 ? np[0] : np[0] * np[1]);
+    if (pc[d] > 0) t->prevstart = ranges[rank - stride], t->prevlen = lx[d][pc[d] - 1];
+    if (pc[d] < np[d] - 1) t->nextstart = ranges[rank + stride], t->nextlen = lx[d][pc[d] + 1];
+    PetscCallMPI(MPI_Comm_split(PetscObjectComm((PetscObject)da), (PetscMPIInt)(d == 0 ? pc[1] + np[1] * pc[2] : (d == 1 ? pc[0] + np[0] * pc[2] : pc[0] + np[0] * pc[1])), (PetscMPIInt)pc[d], &t->lcomm));
+    PetscCall(PetscMalloc1(5 * t->linelen + 1, &t->lbuf));
+    PetscCall(SGTriSetUpInterface(t, t->lcomm, PetscMin(t->linelen, 2), t->nlines));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* LINES: local row of point p of line l (lines numbered like the batch systems) */
+static inline PetscInt SGTriLineRow(const SGTri *t, PetscInt l, PetscInt p)
+{
+  if (t->dir == 0) return l * t->box[0] + p;
+  if (t->dir == 1) return (l / t->nbatch) * t->planestride + p * t->box[0] + l % t->nbatch;
+  return p * t->ld + l;
+}
+
+/* LINES exact: row (in the PETSc numbering of the neighbouring rank, relative to its first row) of
+   the grid point next to local row r along dir, in that rank's box of length blen at position q */
+static inline PetscInt SGTriNbrRow(const SGTri *t, PetscInt r, PetscInt blen, PetscInt q)
+{
+  PetscInt co[3] = {r % t->box[0], (r / t->box[0]) % t->box[1], r / (t->box[0] * t->box[1])}, bx[3] = {t->box[0], t->box[1], t->box[2]};
+
+  co[t->dir] = q;
+  bx[t->dir] = blen;
+  return co[0] + bx[0] * (co[1] + bx[1] * co[2]);
 }
 
 /* Read dl | d | du of the local rows from A into t->coef.
@@ -172,12 +222,17 @@ static PetscErrorCode SGTriExtract(SGTri *t, Mat A)
   for (PetscInt r = 0; r < t->n; r++) {
     const PetscInt    *cols;
     const PetscScalar *vals;
-    PetscInt           nz, g = t->rstart + r, pos = t->mode == PC_TRIDIAG_LINES ? (r / s) % len : r;
+    PetscInt           nz, g = t->rstart + r, pos = t->mode == PC_TRIDIAG_LINES ? (r / s) % len : r, gp = g - s, gn = g + s;
     PetscBool          hasprev, hasnext;
 
     if (t->mode == PC_TRIDIAG_GLOBAL) {
       hasprev = (PetscBool)(g > 0);
       hasnext = (PetscBool)(g < t->N - 1);
+    } else if (t->mode == PC_TRIDIAG_LINES && t->exact) { /* whole grid line, not across a periodic wrap */
+      hasprev = (PetscBool)(t->gcorner + pos > 0);
+      hasnext = (PetscBool)(t->gcorner + pos < t->glen - 1);
+      if (hasprev && pos == 0) gp = t->prevstart + SGTriNbrRow(t, r, t->prevlen, t->prevlen - 1);
+      if (hasnext && pos == len - 1) gn = t->nextstart + SGTriNbrRow(t, r, t->nextlen, 0);
     } else {
       hasprev = (PetscBool)(pos > 0);
       hasnext = (PetscBool)(pos < len - 1);
@@ -186,8 +241,8 @@ static PetscErrorCode SGTriExtract(SGTri *t, Mat A)
     PetscCall(MatGetRow(A, g, &nz, &cols, &vals));
     for (PetscInt e = 0; e < nz; e++) {
       if (cols[e] == g) d[r] += vals[e];
-      else if (hasprev && cols[e] == g - s) dl[r] += vals[e];
-      else if (hasnext && cols[e] == g + s) du[r] += vals[e];
+      else if (hasprev && cols[e] == gp) dl[r] += vals[e];
+      else if (hasnext && cols[e] == gn) du[r] += vals[e];
     }
     PetscCall(MatRestoreRow(A, g, &nz, &cols, &vals));
     if (bad < 0 && (PetscIsInfOrNanScalar(dl[r]) || PetscIsInfOrNanScalar(d[r]) || PetscIsInfOrNanScalar(du[r]))) bad = g;
@@ -198,25 +253,31 @@ static PetscErrorCode SGTriExtract(SGTri *t, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* GLOBAL: interface layout, k_r = min(n_r, 2) equations of 4 values plus one status slot per rank */
-static PetscErrorCode SGTriSetUpInterface(SGTri *t, MPI_Comm comm)
+/* Interface layout over comm (GLOBAL: A's communicator, one system; LINES exact: the ranks
+   sharing this rank's lines, nsys systems): this rank contributes k equations of 4 values to
+   each of the nsys systems, plus one status slot */
+static PetscErrorCode SGTriSetUpInterface(SGTri *t, MPI_Comm comm, PetscInt k, PetscInt nsys)
 {
-  PetscMPIInt size, k;
+  PetscMPIInt size, kk = (PetscMPIInt)k, wr;
+  PetscInt    tot = 0;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(PetscFree2(t->cnt, t->dsp));
-  PetscCall(PetscFree2(t->ibuf, t->isys));
-  PetscCall(PetscMalloc2(size, &t->cnt, size, &t->dsp));
-  k = (PetscMPIInt)PetscMin(t->n, 2);
-  PetscCallMPI(MPI_Allgather(&k, 1, MPI_INT, t->cnt, 1, MPI_INT, comm));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)t->A), &wr));
+  PetscCall(PetscFree4(t->kr, t->cnt, t->dsp, t->wrank));
+  PetscCall(PetscFree3(t->ibuf, t->isys, t->isend));
+  PetscCall(PetscMalloc4(size, &t->kr, size, &t->cnt, size, &t->dsp, size, &t->wrank));
+  PetscCallMPI(MPI_Allgather(&kk, 1, MPI_INT, t->kr, 1, MPI_INT, comm));
+  PetscCallMPI(MPI_Allgather(&wr, 1, MPI_INT, t->wrank, 1, MPI_INT, comm));
   t->niface = 0;
+  t->nsys   = nsys;
   for (PetscMPIInt r = 0; r < size; r++) {
-    t->niface += t->cnt[r];
-    t->cnt[r] = 4 * t->cnt[r] + 1;
+    t->niface += t->kr[r];
+    t->cnt[r] = (PetscMPIInt)(4 * t->kr[r] * nsys + 1);
     t->dsp[r] = r ? t->dsp[r - 1] + t->cnt[r - 1] : 0;
+    tot += t->cnt[r];
   }
-  PetscCall(PetscMalloc2(4 * t->niface + size, &t->ibuf, 4 * t->niface, &t->isys));
+  PetscCall(PetscMalloc3(tot, &t->ibuf, 4 * t->niface, &t->isys, 4 * k * nsys + 1, &t->isend));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -234,7 +295,7 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
   PetscCall(SGScalarPrecision(&t->prec));
   PetscCall(PetscObjectGetId((PetscObject)A, &id));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (t->coef && id == t->Aid && state == t->Astate && t->mode == t->xmode && t->dir == t->xdir && (t->mode != PC_TRIDIAG_LINES || da == t->da)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (t->coef && id == t->Aid && state == t->Astate && t->mode == t->xmode && t->dir == t->xdir && t->exact == t->xexact && (t->mode != PC_TRIDIAG_LINES || da == t->da)) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscLogEventBegin(SG_TRI_SetUp, A, 0, 0, 0));
   PetscCall(MatGetSize(A, &M, &Nc));
@@ -276,7 +337,7 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
     PetscCall(SGTriSetUpLines(t, da, M));
     if (t->box[0] * t->box[1] * t->box[2] != m) PetscCall(PetscSNPrintf(msg, sizeof(msg), "The operator has %" PetscInt_FMT " local rows but the DMDA's local box %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " points", m, t->box[0], t->box[1], t->box[2]));
     PetscCall(SGAgree(comm, t->box[0] * t->box[1] * t->box[2] != m ? PETSC_ERR_ARG_SIZ : PETSC_SUCCESS, msg));
-  } else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSetUpInterface(t, comm));
+  } else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSetUpInterface(t, comm, PetscMin(t->n, 2), 1));
   PetscCall(SGTriExtract(t, A));
 
   /* coefficients go to the device now when the operator's vectors live there */
@@ -291,7 +352,7 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
     t->alg_choice = t->alg != SG_TRI_AUTO ? t->alg : (t->n ? sg_tri_choose(be, t->prec, t->mode == PC_TRIDIAG_LINES ? t->layout : SG_TRI_CONTIGUOUS, sm, nb) : SG_TRI_AUTO);
     if (t->alg == SG_TRI_AUTO && t->n) PetscCall(PetscInfo(t->pc, "%s: auto algorithm chooses %s for %lld system(s) of size %lld on the %s backend (measured crossovers, sg_tri_choose)\n", t->name, sg_tri_alg_name(t->alg_choice), nb, sm, be == SG_BACKEND_CUDA ? "cuda" : "host"));
   }
-  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows, %" PetscInt_FMT " lines along %c of length %" PetscInt_FMT " (cut at the rank boundary)\n", t->name, t->n, t->nlines, SGDirName[t->dir], t->linelen));
+  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows, %" PetscInt_FMT " lines along %c of length %" PetscInt_FMT " (%s)\n", t->name, t->n, t->nlines, SGDirName[t->dir], t->linelen, t->exact ? "solved exactly across ranks" : "cut at the rank boundary"));
   else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", interface system of %" PetscInt_FMT " equations over all ranks\n", t->name, t->n, t->N, t->niface));
   else PetscCall(PetscInfo(t->pc, "%s: %" PetscInt_FMT " local rows of %" PetscInt_FMT ", couplings between ranks dropped\n", t->name, t->n, t->N));
 
@@ -299,41 +360,24 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
   t->Astate = state;
   t->xmode  = t->mode;
   t->xdir   = t->dir;
+  t->xexact = t->exact;
   PetscCall(PetscLogEventEnd(SG_TRI_SetUp, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Partitioned solve of the global tridiagonal system. Returns the first failure in
-   *st / rep (*who = failing rank, -1 none); never leaves a rank behind in a collective. */
-static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who, PetscBool *iniface)
+/* Gather every rank's interface equations (t->isend: 4 k nsys values, the status slot is set
+   here) over comm; *st / *who: the first failing rank's status and rank in comm (-1 none) */
+static PetscErrorCode SGTriExchange(SGTri *t, MPI_Comm comm, sg_status *st, PetscMPIInt *who)
 {
-  MPI_Comm    comm = PetscObjectComm((PetscObject)t->A);
-  PetscMPIInt rank, size, kexp;
-  PetscInt    off = 0;
-  double      send[9], iface[8], xp = 0.0, xn = 0.0;
-  int         k = 0;
-  double     *idl = t->isys, *id = t->isys + t->niface, *idu = t->isys + 2 * t->niface, *irhs = t->isys + 3 * t->niface;
+  PetscMPIInt rank, size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  kexp = (t->cnt[rank] - 1) / 4;
-  *who     = -1;
-  *iniface = PETSC_FALSE;
-  if (t->n) {
-    if (dev) PetscCall(PetscLogGpuTimeBegin());
-    *st = sg_tri_block_reduce(ctx, t->prec, t->n, c, c + t->n, c + 2 * t->n, b, t->pivtol, iface, &k, rep);
-    if (dev) PetscCall(PetscLogGpuTimeEnd());
-    if (dev) PetscCall(PetscLogGpuToCpu(4.0 * k * sizeof(double)));
-    if (*st == SG_OK && k != kexp) { /* kernel contract: min(n,2) interface equations */
-      *st = rep->status = SG_ERR_ARG;
-      PetscCall(PetscSNPrintf(rep->msg, sizeof(rep->msg), "block reduction returned %d interface equations, expected %d", k, (int)kexp));
-    }
-  }
-  PetscCall(PetscLogEventBegin(SG_TRI_Iface, t->A, 0, 0, 0));
-  for (int e = 0; e < 4 * kexp; e++) send[e] = *st == SG_OK ? iface[e] : 0.0;
-  send[4 * kexp] = (double)*st;
-  PetscCallMPI(MPI_Allgatherv(send, t->cnt[rank], MPI_DOUBLE, t->ibuf, t->cnt, t->dsp, MPI_DOUBLE, comm));
+  if (*st != SG_OK) PetscCall(PetscArrayzero(t->isend, t->cnt[rank] - 1));
+  t->isend[t->cnt[rank] - 1] = (double)*st;
+  PetscCallMPI(MPI_Allgatherv(t->isend, t->cnt[rank], MPI_DOUBLE, t->ibuf, t->cnt, t->dsp, MPI_DOUBLE, comm));
+  *who = -1;
   for (PetscMPIInt r = 0; r < size; r++) {
     sg_status sr = (sg_status)(int)t->ibuf[t->dsp[r] + t->cnt[r] - 1];
 
@@ -343,27 +387,76 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
       break;
     }
   }
-  if (*who < 0 && t->niface) {
-    PetscInt j = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-    for (PetscMPIInt r = 0; r < size; r++) {
-      if (r == rank) off = j;
-      for (PetscMPIInt e = 0; e < (t->cnt[r] - 1) / 4; e++, j++) {
-        const double *q = t->ibuf + t->dsp[r] + 4 * e;
+/* Assemble interface system l from the gathered equations (ranks in order) and solve it
+   (redundantly: same outcome on every rank); *xp / *xn: the neighbours of rank me's block */
+static PetscErrorCode SGTriIfaceSolve(SGTri *t, PetscInt l, PetscMPIInt me, PetscMPIInt size, double *xp, double *xn, sg_status *st, sg_report *rep)
+{
+  double  *idl = t->isys, *id = t->isys + t->niface, *idu = t->isys + 2 * t->niface, *irhs = t->isys + 3 * t->niface;
+  PetscInt j = 0, off = 0;
 
-        idl[j]  = q[0];
-        id[j]   = q[1];
-        idu[j]  = q[2];
-        irhs[j] = q[3];
-      }
+  PetscFunctionBegin;
+  *xp = *xn = 0.0;
+  if (!t->niface) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscMPIInt r = 0; r < size; r++) {
+    if (r == me) off = j;
+    for (PetscMPIInt e = 0; e < t->kr[r]; e++, j++) {
+      const double *q = t->ibuf + t->dsp[r] + 4 * (t->kr[r] * l + e);
+
+      idl[j]  = q[0];
+      id[j]   = q[1];
+      idu[j]  = q[2];
+      irhs[j] = q[3];
     }
-    *st = sg_tri_thomas_ref(t->niface, idl, id, idu, irhs, t->pivtol, rep); /* redundant: same outcome on all ranks */
-    PetscCall(PetscLogFlops(8.0 * t->niface));
+  }
+  *st = sg_tri_thomas_ref(t->niface, idl, id, idu, irhs, t->pivtol, rep);
+  PetscCall(PetscLogFlops(8.0 * t->niface));
+  if (*st == SG_OK) {
+    if (off > 0) *xp = irhs[off - 1];
+    if (off + t->kr[me] < t->niface) *xn = irhs[off + t->kr[me]];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* block reduction of one block; k must be the kernel contract min(n,2) fixed at setup */
+static PetscErrorCode SGTriReduce(SGTri *t, sg_ctx *ctx, PetscBool dev, PetscInt n, const PetscScalar *dl, const PetscScalar *d, const PetscScalar *du, const PetscScalar *b, int kexp, double *eq, sg_status *st, sg_report *rep)
+{
+  double iface[8];
+  int    k = 0;
+
+  PetscFunctionBegin;
+  if (dev) PetscCall(PetscLogGpuTimeBegin());
+  *st = sg_tri_block_reduce(ctx, t->prec, n, dl, d, du, b, t->pivtol, iface, &k, rep);
+  if (dev) PetscCall(PetscLogGpuTimeEnd());
+  if (dev) PetscCall(PetscLogGpuToCpu(4.0 * k * sizeof(double)));
+  if (*st == SG_OK && k != kexp) { /* kernel contract: min(n,2) interface equations */
+    *st = rep->status = SG_ERR_ARG;
+    PetscCall(PetscSNPrintf(rep->msg, sizeof(rep->msg), "block reduction returned %d interface equations, expected %d", k, kexp));
+  }
+  if (*st == SG_OK) PetscCall(PetscArraycpy(eq, iface, 4 * kexp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Partitioned solve of the global tridiagonal system. Returns the first failure in
+   *st / rep (*who = failing rank, -1 none); never leaves a rank behind in a collective. */
+static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who, PetscBool *iniface)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)t->A);
+  PetscMPIInt rank, size;
+  double      xp = 0.0, xn = 0.0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  *iniface = PETSC_FALSE;
+  if (t->n) PetscCall(SGTriReduce(t, ctx, dev, t->n, c, c + t->n, c + 2 * t->n, b, t->kr[rank], t->isend, st, rep));
+  PetscCall(PetscLogEventBegin(SG_TRI_Iface, t->A, 0, 0, 0));
+  PetscCall(SGTriExchange(t, comm, st, who));
+  if (*who < 0) {
+    PetscCall(SGTriIfaceSolve(t, 0, rank, size, &xp, &xn, st, rep));
     if (*st != SG_OK) *who = rank, *iniface = PETSC_TRUE;
-    else {
-      if (off > 0) xp = irhs[off - 1];
-      if (off + kexp < t->niface) xn = irhs[off + kexp];
-    }
   }
   PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
   if (*who < 0 && t->n) {
@@ -375,6 +468,57 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* LINES exact, on the host (c, b, x host arrays): each line segment is gathered, reduced to its
+   interface equations, all segments' equations are exchanged in one MPI_Allgatherv over the
+   ranks of the lines (t->lcomm), each line's interface system is solved, then each segment with
+   its neighbour values. *who: the failing rank in A's communicator, -1 none; rep->system = line. */
+static PetscErrorCode SGTriSolveLinesExact(SGTri *t, sg_ctx *ctx, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who, PetscBool *iniface)
+{
+  const PetscInt n = t->linelen;
+  PetscScalar   *ldl = t->lbuf, *ld = ldl + n, *ldu = ld + n, *lb = ldu + n, *lx = lb + n;
+  PetscMPIInt    rank, size, lwho;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(t->lcomm, &rank));
+  PetscCallMPI(MPI_Comm_size(t->lcomm, &size));
+  *iniface = PETSC_FALSE;
+  for (PetscInt l = 0; l < t->nlines && n && *st == SG_OK; l++) {
+    for (PetscInt p = 0; p < n; p++) {
+      const PetscInt r = SGTriLineRow(t, l, p);
+
+      ldl[p] = c[r], ld[p] = c[t->n + r], ldu[p] = c[2 * t->n + r], lb[p] = b[r];
+    }
+    PetscCall(SGTriReduce(t, ctx, PETSC_FALSE, n, ldl, ld, ldu, lb, t->kr[rank], t->isend + 4 * t->kr[rank] * l, st, rep));
+    if (*st != SG_OK) rep->system = l;
+  }
+  PetscCall(PetscLogEventBegin(SG_TRI_Iface, t->A, 0, 0, 0));
+  PetscCall(SGTriExchange(t, t->lcomm, st, &lwho));
+  for (PetscInt l = 0; l < t->nlines && lwho < 0; l++) {
+    double xp, xn;
+
+    PetscCall(SGTriIfaceSolve(t, l, rank, size, &xp, &xn, st, rep));
+    if (*st != SG_OK) {
+      lwho = rank, *iniface = PETSC_TRUE, rep->system = l;
+      break;
+    }
+    if (!n) continue;
+    for (PetscInt p = 0; p < n; p++) {
+      const PetscInt r = SGTriLineRow(t, l, p);
+
+      ldl[p] = c[r], ld[p] = c[t->n + r], ldu[p] = c[2 * t->n + r], lb[p] = b[r];
+    }
+    *st = sg_tri_block_solve(ctx, t->alg, t->prec, n, ldl, ld, ldu, lb, xp, xn, lx, t->pivtol, rep);
+    if (*st != SG_OK) {
+      lwho = rank, rep->system = l;
+      break;
+    }
+    for (PetscInt p = 0; p < n; p++) x[SGTriLineRow(t, l, p)] = lx[p];
+  }
+  PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
+  *who = lwho < 0 ? -1 : t->wrank[lwho];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* user-level location of a kernel failure: global row, or grid point of the line */
 static PetscErrorCode SGTriWhere(SGTri *t, const sg_report *rep, PetscBool iniface, char where[], size_t len)
 {
@@ -383,12 +527,8 @@ static PetscErrorCode SGTriWhere(SGTri *t, const sg_report *rep, PetscBool inifa
   else if (rep->row < 0 || rep->system < 0) PetscCall(PetscSNPrintf(where, len, "%s", t->name));
   else if (t->mode != PC_TRIDIAG_LINES) PetscCall(PetscSNPrintf(where, len, "%s, matrix row %" PetscInt_FMT, t->name, t->rstart + (PetscInt)rep->row));
   else {
-    const PetscInt xm = t->box[0], ym = t->box[1], s = (PetscInt)rep->system, p = (PetscInt)rep->row;
-    PetscInt       r;
+    const PetscInt xm = t->box[0], ym = t->box[1], r = SGTriLineRow(t, (PetscInt)rep->system, (PetscInt)rep->row);
 
-    if (t->dir == 0) r = s * xm + p;
-    else if (t->dir == 1) r = (s / t->nbatch) * t->planestride + p * xm + s % t->nbatch;
-    else r = p * t->ld + s;
     PetscCall(PetscSNPrintf(where, len, "%s, %c-line through grid point (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "), matrix row %" PetscInt_FMT, t->name, SGDirName[t->dir], t->corner[0] + r % xm, t->corner[1] + (r / xm) % ym, t->corner[2] + r / (xm * ym), t->rstart + r));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

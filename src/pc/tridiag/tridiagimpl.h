@@ -16,6 +16,7 @@ typedef struct {
   /* settings */
   PCTridiagMode mode;
   PetscInt      dir;    /* LINES: 0,1,2 = x,y,z */
+  PetscBool     exact;  /* LINES: solve every grid line exactly across the ranks it crosses */
   sg_tri_alg    alg;    /* requested algorithm */
   PetscReal     pivtol; /* <= 0: kernel default (100 eps) */
 
@@ -26,6 +27,7 @@ typedef struct {
   PetscObjectState Astate;
   PCTridiagMode    xmode; /* settings the coefficients were extracted with */
   PetscInt         xdir;
+  PetscBool        xexact;
 
   /* extracted coefficients: the 3n values dl | d | du of the local rows, in a Vec so
      the same storage can be converted in place to VECSEQCUDA and uploaded once */
@@ -39,12 +41,21 @@ typedef struct {
   PetscInt     nplanes, nbatch; /* batches of nbatch systems per plane, nplanes planes */
   PetscInt     planestride, ld;
   sg_tri_layout layout;
+  /* LINES exact: global index of the grid neighbours across the rank boundary along dir */
+  PetscInt     gcorner, glen;           /* first grid index along dir of this box, grid size along dir */
+  PetscInt     prevstart, prevlen;      /* first row and box length along dir of the previous rank (-1: none) */
+  PetscInt     nextstart, nextlen;      /* the same for the next rank */
+  MPI_Comm     lcomm;                   /* ranks sharing this rank's lines, ordered along dir */
+  PetscScalar *lbuf;                    /* one line segment gathered: dl | d | du | b | x */
 
-  /* GLOBAL: interface system (k_r = min(n_r,2) equations per rank, plus 1 status slot) */
-  PetscMPIInt *cnt, *dsp;
-  PetscInt     niface;
-  double      *ibuf; /* gathered interface data, 4 niface + size values */
-  double      *isys; /* interface system: dl | d | du | rhs, 4 niface values */
+  /* interface systems (GLOBAL: one over all ranks; LINES exact: one per line over the ranks of
+     lcomm): k_r = min(segment length,2) equations per rank and system, plus 1 status slot */
+  PetscMPIInt *kr, *cnt, *dsp, *wrank; /* per rank of the interface communicator; wrank: rank in A's */
+  PetscInt     niface;                 /* equations per interface system */
+  PetscInt     nsys;                   /* interface systems (lines) per rank */
+  double      *ibuf;                   /* gathered interface data, sum_r cnt[r] values */
+  double      *isys;                   /* one interface system: dl | d | du | rhs, 4 niface values */
+  double      *isend;                  /* this rank's equations: 4 k nsys values + status */
 
   /* execution */
   sg_precision prec;
