@@ -144,13 +144,14 @@ PetscErrorCode PCShellSetTridiagonal(PC pc, Mat T, PetscBool global)
 
   Options Database Keys (with the prefix of `pc`, read by this call):
 + -pc_tridiag_direction <0,1,2>                                    - overrides `dir`
+. -pc_tridiag_lines_exact <bool>                                   - solve each line exactly across the ranks it crosses (default false)
 . -pc_tridiag_algorithm <auto,thomas,cr,pcr,rd,cr_pcr,cr_rd,tpcr> - tridiagonal algorithm
 - -pc_tridiag_pivot_tol <tol>                                     - breakdown tolerance
 
   Level: intermediate
 
   Note:
-  Lines are cut at rank boundaries (block Jacobi across ranks); couplings across periodic boundaries
+  Lines are cut at rank boundaries (block Jacobi across ranks) unless -pc_tridiag_lines_exact is set; couplings across periodic boundaries
   are dropped.
 
 .seealso: `PCTRIDIAG`, `PCShellSetTridiagonal()`, `PCSHELL`, `DMDA`

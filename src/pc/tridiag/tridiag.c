@@ -111,6 +111,8 @@ static PetscErrorCode SGTriUpload(SGTri *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode SGTriSetUpInterface(SGTri *, MPI_Comm, PetscInt, PetscInt);
+
 /* DMDA checks and line geometry (LINES) */
 static PetscErrorCode SGTriSetUpLines(SGTri *t, DM da, PetscInt M)
 {
@@ -342,7 +344,7 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
 
   /* coefficients go to the device now when the operator's vectors live there */
   PetscCall(MatGetVecType(P ? P : A, &vt));
-  if (SGVecTypeIsCUDA(vt)) t->want_device = PETSC_TRUE;
+  if (SGVecTypeIsCUDA(vt) && !(t->mode == PC_TRIDIAG_LINES && t->exact)) t->want_device = PETSC_TRUE; /* lines exact: host only */
   if (t->want_device && t->n) PetscCall(SGTriUpload(t));
 
   {
@@ -468,6 +470,21 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* LINES exact: copy segment l of the coefficients and of b into t->lbuf (dl | d | du | b) */
+static void SGTriGatherLine(SGTri *t, PetscInt l, const PetscScalar *c, const PetscScalar *b)
+{
+  const PetscInt n = t->linelen;
+
+  for (PetscInt p = 0; p < n; p++) {
+    const PetscInt r = SGTriLineRow(t, l, p);
+
+    t->lbuf[p]         = c[r];
+    t->lbuf[n + p]     = c[t->n + r];
+    t->lbuf[2 * n + p] = c[2 * t->n + r];
+    t->lbuf[3 * n + p] = b[r];
+  }
+}
+
 /* LINES exact, on the host (c, b, x host arrays): each line segment is gathered, reduced to its
    interface equations, all segments' equations are exchanged in one MPI_Allgatherv over the
    ranks of the lines (t->lcomm), each line's interface system is solved, then each segment with
@@ -483,16 +500,13 @@ static PetscErrorCode SGTriSolveLinesExact(SGTri *t, sg_ctx *ctx, const PetscSca
   PetscCallMPI(MPI_Comm_size(t->lcomm, &size));
   *iniface = PETSC_FALSE;
   for (PetscInt l = 0; l < t->nlines && n && *st == SG_OK; l++) {
-    for (PetscInt p = 0; p < n; p++) {
-      const PetscInt r = SGTriLineRow(t, l, p);
-
-      ldl[p] = c[r], ld[p] = c[t->n + r], ldu[p] = c[2 * t->n + r], lb[p] = b[r];
-    }
+    SGTriGatherLine(t, l, c, b);
     PetscCall(SGTriReduce(t, ctx, PETSC_FALSE, n, ldl, ld, ldu, lb, t->kr[rank], t->isend + 4 * t->kr[rank] * l, st, rep));
     if (*st != SG_OK) rep->system = l;
   }
   PetscCall(PetscLogEventBegin(SG_TRI_Iface, t->A, 0, 0, 0));
   PetscCall(SGTriExchange(t, t->lcomm, st, &lwho));
+  PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
   for (PetscInt l = 0; l < t->nlines && lwho < 0; l++) {
     double xp, xn;
 
@@ -502,11 +516,7 @@ static PetscErrorCode SGTriSolveLinesExact(SGTri *t, sg_ctx *ctx, const PetscSca
       break;
     }
     if (!n) continue;
-    for (PetscInt p = 0; p < n; p++) {
-      const PetscInt r = SGTriLineRow(t, l, p);
-
-      ldl[p] = c[r], ld[p] = c[t->n + r], ldu[p] = c[2 * t->n + r], lb[p] = b[r];
-    }
+    SGTriGatherLine(t, l, c, b);
     *st = sg_tri_block_solve(ctx, t->alg, t->prec, n, ldl, ld, ldu, lb, xp, xn, lx, t->pivtol, rep);
     if (*st != SG_OK) {
       lwho = rank, rep->system = l;
@@ -514,7 +524,6 @@ static PetscErrorCode SGTriSolveLinesExact(SGTri *t, sg_ctx *ctx, const PetscSca
     }
     for (PetscInt p = 0; p < n; p++) x[SGTriLineRow(t, l, p)] = lx[p];
   }
-  PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
   *who = lwho < 0 ? -1 : t->wrank[lwho];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -523,7 +532,11 @@ static PetscErrorCode SGTriSolveLinesExact(SGTri *t, sg_ctx *ctx, const PetscSca
 static PetscErrorCode SGTriWhere(SGTri *t, const sg_report *rep, PetscBool iniface, char where[], size_t len)
 {
   PetscFunctionBegin;
-  if (iniface) PetscCall(PetscSNPrintf(where, len, "%s, interface system (equation %lld of the first/last rows of all ranks)", t->name, rep->row));
+  if (iniface && t->mode == PC_TRIDIAG_LINES) {
+    const PetscInt r = SGTriLineRow(t, (PetscInt)rep->system, 0);
+
+    PetscCall(PetscSNPrintf(where, len, "%s, interface system (equation %lld of the segments' first/last rows) of the %c-line through grid point (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ")", t->name, rep->row, SGDirName[t->dir], t->corner[0] + r % t->box[0], t->corner[1] + (r / t->box[0]) % t->box[1], t->corner[2] + r / (t->box[0] * t->box[1])));
+  } else if (iniface) PetscCall(PetscSNPrintf(where, len, "%s, interface system (equation %lld of the first/last rows of all ranks)", t->name, rep->row));
   else if (rep->row < 0 || rep->system < 0) PetscCall(PetscSNPrintf(where, len, "%s", t->name));
   else if (t->mode != PC_TRIDIAG_LINES) PetscCall(PetscSNPrintf(where, len, "%s, matrix row %" PetscInt_FMT, t->name, t->rstart + (PetscInt)rep->row));
   else {
@@ -540,7 +553,7 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
   PetscScalar       *xo;
   PetscMemType       mtx, mty, mtc = PETSC_MEMTYPE_HOST;
   PetscInt           nx, ny;
-  PetscBool          dev;
+  PetscBool          dev, viahost, exactlines = (PetscBool)(t->mode == PC_TRIDIAG_LINES && t->exact);
   sg_ctx            *ctx;
   sg_status          st  = SG_OK;
   sg_report          rep = {SG_OK, SG_TRI_AUTO, -1, -1, 0.0, ""};
@@ -561,8 +574,15 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
     PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Vectors in %s and %s memory: %s needs both in host memory or both in CUDA memory (no hidden copies are made)", PetscMemTypeToString(mtx), PetscMemTypeToString(mty), t->name);
   }
-  dev = PetscMemTypeDevice(mtx);
-  PetscCall(SGGetCtx(&t->ctxs, mtx, &ctx));
+  viahost = (PetscBool)(exactlines && PetscMemTypeDevice(mtx));
+  if (viahost) { /* lines exact runs on the host: PETSc copies x down and y up (logged GpuToCpu / CpuToGpu) */
+    PetscCall(VecRestoreArrayReadAndMemType(x, &b));
+    PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
+    PetscCall(VecGetArrayRead(x, &b));
+    PetscCall(VecGetArrayWrite(y, &xo));
+  }
+  dev = (PetscBool)(PetscMemTypeDevice(mtx) && !viahost); /* the kernels run on the device */
+  PetscCall(SGGetCtx(&t->ctxs, dev ? mtx : PETSC_MEMTYPE_HOST, &ctx));
   if (dev && !t->want_device) {
     PetscCall(PetscInfo(t->pc, "%s: first PCApply with device vectors, moving the coefficients to the device\n", t->name));
     t->want_device = PETSC_TRUE;
@@ -574,6 +594,7 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
 
   PetscCall(PetscLogEventBegin(SG_TRI_Solve, t->A, x, y, 0));
   if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSolveGlobal(t, ctx, dev, c, b, xo, &st, &rep, &who, &iniface));
+  else if (exactlines) PetscCall(SGTriSolveLinesExact(t, ctx, c, b, xo, &st, &rep, &who, &iniface));
   else if (t->n) {
     sg_tri_batch B;
 
@@ -602,14 +623,19 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
 
   if (dev) PetscCall(VecRestoreArrayReadAndMemType(t->coef, &c));
   else PetscCall(VecRestoreArrayRead(t->coef, &c));
-  PetscCall(VecRestoreArrayReadAndMemType(x, &b));
-  PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
+  if (viahost) {
+    PetscCall(VecRestoreArrayRead(x, &b));
+    PetscCall(VecRestoreArrayWrite(y, &xo));
+  } else {
+    PetscCall(VecRestoreArrayReadAndMemType(x, &b));
+    PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
+  }
 
   if (st != SG_OK) {
     PetscMPIInt rank;
 
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)t->A), &rank));
-    if (t->mode != PC_TRIDIAG_GLOBAL || who == rank) {
+    if ((t->mode != PC_TRIDIAG_GLOBAL && !exactlines) || who == rank) {
       char where[160];
 
       PetscCall(SGTriWhere(t, &rep, iniface, where, sizeof(where)));
@@ -618,7 +644,7 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
     SETERRQ(PETSC_COMM_SELF, SGStatusToPetscError(st), "%s: the tridiagonal solve failed on rank %d (see its message)", t->name, who);
   }
   if (t->n) t->alg_used = rep.alg;
-  if (!t->applied || t->mtype_used != mtx) PetscCall(PetscInfo(t->pc, "%s: %s backend (vectors in %s memory%s), algorithm %s\n", t->name, dev ? "cuda" : "host", PetscMemTypeToString(mtx), dev ? ", stream of the current PetscDeviceContext" : "", t->n ? sg_tri_alg_name(t->alg_used) : "none (no local rows)"));
+  if (!t->applied || t->mtype_used != mtx) PetscCall(PetscInfo(t->pc, "%s: %s backend (vectors in %s memory%s), algorithm %s\n", t->name, dev ? "cuda" : "host", PetscMemTypeToString(mtx), dev ? ", stream of the current PetscDeviceContext" : (viahost ? ", copied via host for the exact line solve" : ""), t->n ? sg_tri_alg_name(t->alg_used) : "none (no local rows)"));
   t->mtype_used = mtx;
   t->applied    = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -633,7 +659,8 @@ PetscErrorCode SGTriView(SGTri *t, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines, cut at rank boundaries (block Jacobi across ranks)\n", SGDirName[t->dir], t->dir));
+  if (t->mode == PC_TRIDIAG_LINES && t->exact) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines solved exactly across ranks (lines_exact: one MPI_Allgatherv of the segments' interface equations per apply)\n", SGDirName[t->dir], t->dir));
+  else if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines, cut at rank boundaries (block Jacobi across ranks)\n", SGDirName[t->dir], t->dir));
   else if (t->mode == PC_TRIDIAG_LOCAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode local: tridiagonal part of each rank's rows, couplings between ranks dropped (block Jacobi)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  mode global: exact solve with the tridiagonal part, all ranks coupled\n"));
   if (t->mode != PC_TRIDIAG_LINES && t->allmodes) PetscCall(PetscViewerASCIIPrintf(viewer, "  line direction %c (used in lines mode only)\n", SGDirName[t->dir]));
@@ -641,10 +668,17 @@ PetscErrorCode SGTriView(SGTri *t, PetscViewer viewer)
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  algorithm requested %s, used: not applied yet%s%s\n", sg_tri_alg_name(t->alg), t->alg_choice != SG_TRI_AUTO ? ", expected " : "", t->alg_choice != SG_TRI_AUTO ? sg_tri_alg_name(t->alg_choice) : ""));
   if (t->pivtol > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "  pivot tolerance %g (breakdown when |pivot| <= tol * row sum)\n", (double)t->pivtol));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  pivot tolerance default (100 * machine epsilon of the precision)\n"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  backend used: %s\n", t->applied ? (PetscMemTypeHost(t->mtype_used) ? "host" : "cuda") : "none yet (chosen from the vectors' memory at PCApply)"));
+  if (t->mode == PC_TRIDIAG_LINES && t->exact && t->applied && !PetscMemTypeHost(t->mtype_used)) PetscCall(PetscViewerASCIIPrintf(viewer, "  backend used: cuda vectors, exact line solve on the host kernels (vectors copied device->host->device each PCApply, logged as GPU-CPU copies)\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  backend used: %s\n", t->applied ? (PetscMemTypeHost(t->mtype_used) ? "host" : "cuda") : "none yet (chosen from the vectors' memory at PCApply)"));
   if (!t->A) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " rows in total, precision %s\n", t->N, t->prec == SG_REAL64 ? "double" : "single"));
   if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  interface system: %" PetscInt_FMT " equations (MPI_Allgatherv, solved redundantly on every rank)\n", t->niface));
+  if (t->mode == PC_TRIDIAG_LINES && t->exact) {
+    PetscMPIInt ls;
+
+    PetscCallMPI(MPI_Comm_size(t->lcomm, &ls));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  lines exact: each line spans %d rank(s), interface system of %" PetscInt_FMT " equations per line\n", ls, t->niface));
+  }
   cdev = t->want_device && t->n ? "host and device" : "host";
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
   PetscCall(PetscViewerASCIIPushSynchronized(viewer));
@@ -684,12 +718,13 @@ static PetscErrorCode PCSetFromOptions_Tridiag(PC pc, PetscOptionItems PetscOpti
   SGTri        *t    = (SGTri *)pc->data;
   PCTridiagMode mode = t->mode;
   PetscInt      dir  = t->dir;
+  PetscBool     ex   = t->exact;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "Tridiagonal solver options (StructGPU)");
   PetscCall(SGTriSetFromOptions(t, PetscOptionsObject, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE));
   PetscOptionsHeadEnd();
-  if (t->mode != mode || t->dir != dir) pc->setupcalled = PETSC_FALSE; /* new DM / coefficients needed */
+  if (t->mode != mode || t->dir != dir || t->exact != ex) pc->setupcalled = PETSC_FALSE; /* new DM / coefficients needed */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -791,6 +826,7 @@ PetscErrorCode PCTridiagSetDirection(PC pc, PetscInt dir)
    Options Database Keys:
 +  -pc_tridiag_mode <global,local,lines>                           - system solved, see `PCTridiagMode`
 .  -pc_tridiag_direction <0,1,2>                                   - line direction in lines mode (x, y, z)
+.  -pc_tridiag_lines_exact <bool>                                  - lines mode: solve each grid line exactly across ranks (default false)
 .  -pc_tridiag_algorithm <auto,thomas,cr,pcr,rd,cr_pcr,cr_rd,tpcr> - tridiagonal algorithm (auto: chosen from size and batch count)
 -  -pc_tridiag_pivot_tol <tol>                                     - breakdown when |pivot| <= tol * (|l|+|d|+|u|) of its equation
 
@@ -800,7 +836,10 @@ PetscErrorCode PCTridiagSetDirection(PC pc, PetscInt dir)
    The coefficients are the entries (i,i-1), (i,i), (i,i+1) of the Pmat in global numbering
    (global mode), the same restricted to each rank's rows (local mode, block Jacobi), or the entries
    coupling neighbouring grid points along one direction of a `DMDA` with dof 1 (lines mode; lines are
-   cut at rank boundaries, so the preconditioner is block Jacobi across ranks). They are extracted at
+   cut at rank boundaries, so the preconditioner is block Jacobi across ranks, unless -pc_tridiag_lines_exact
+   is set: then every line is solved exactly across the ranks it crosses with the partitioned block method
+   of global mode, one MPI_Allgatherv per PCApply over the ranks sharing the lines, on the host kernels; CUDA
+   vectors are then copied via host). Couplings across periodic boundaries are dropped. They are extracted at
    `PCSetUp()` with `MatGetRow()` (AIJ and BAIJ types, including `MATAIJCUSPARSE`) and re-extracted when
    the matrix changes.
 
