@@ -105,6 +105,15 @@ static PetscErrorCode RunGrid(PetscInt dim, const PetscInt M[3], DMBoundaryType 
   if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, M[0], M[1], np[0], np[1], 1, 1, NULL, NULL, &da));
   else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, M[0], M[1], M[2], np[0], np[1], np[2], 1, 1, NULL, NULL, NULL, &da));
   if (split < 0) PetscCall(DMSetFromOptions(da));
+  else { /* keep the forced process grid, but honour -dm_vec_type / -dm_mat_type (GPU runs) */
+    char      type[256];
+    PetscBool flg;
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", type, sizeof(type), &flg));
+    if (flg) PetscCall(DMSetVecType(da, type));
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_mat_type", type, sizeof(type), &flg));
+    if (flg) PetscCall(DMSetMatType(da, type));
+  }
   PetscCall(DMSetUp(da));
   PetscCall(Assemble(da, PETSC_FALSE, PETSC_TRUE, 0, &A));
   PetscCall(DMCreateGlobalVector(da, &b));
