@@ -15,3 +15,11 @@ sg_status sg_tri_batch_begin(sg_ctx *ctx, sg_backend backend, sg_tri_alg *alg, c
 // Called by the dispatchers in tri_host.cpp / tri_cuda.cu after sg_tri_batch_check.
 sg_status sg_tri_tpcr_solve_host(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep);
 sg_status sg_tri_tpcr_solve_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep);
+
+// Common prologues of the block primitives' host and CUDA twins: clear rep, check the
+// context (CUDA twin: a CUDA context), the algorithm, sizes and pointers; the solve
+// prologue resolves SG_TRI_AUTO for `backend`.
+sg_status sg_tri_block_reduce_begin(sg_ctx *ctx, sg_backend backend, sg_precision prec, long long n, const void *dl, const void *d,
+                                    const void *du, const void *b, double iface[8], int *k, sg_report *rep);
+sg_status sg_tri_block_solve_begin(sg_ctx *ctx, sg_backend backend, sg_tri_alg *alg, sg_precision prec, long long n, const void *dl,
+                                   const void *d, const void *du, const void *b, void *x, sg_report *rep);

@@ -404,14 +404,6 @@ sg_status block_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, long long n, const void 
   return sg_tri_batch_solve_cuda(ctx, alg, &B, pivtol, rep);
 }
 
-sg_status cuda_ctx_check(sg_ctx *ctx, const char *fn, sg_report *rep)
-{
-  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
-  if (ctx->backend != SG_BACKEND_CUDA)
-    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "%s needs a CUDA context (sg_ctx_create(SG_BACKEND_CUDA, ...))", fn);
-  return SG_OK;
-}
-
 } // namespace
 
 sg_status sg_tri_tpcr_solve_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep)
@@ -424,11 +416,8 @@ extern "C" sg_status sg_tri_block_reduce_cuda(sg_ctx *ctx, sg_precision prec, lo
 {
   sg_report local;
   if (!rep) rep = &local;
-  sg_report_clear(rep, SG_TRI_TPCR);
-  if (k) *k = 0;
-  sg_status st = cuda_ctx_check(ctx, "sg_tri_block_reduce_cuda", rep);
-  if (st != SG_OK || (st = tp_block_check(prec, n, dl, d, du, b, rep)) != SG_OK) return st;
-  if (!iface || !k) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL %s pointer", !iface ? "iface" : "k");
+  sg_status st = sg_tri_block_reduce_begin(ctx, SG_BACKEND_CUDA, prec, n, dl, d, du, b, iface, k, rep);
+  if (st != SG_OK) return st;
   const void *ptrs[4]  = {dl, d, du, b};
   const char *names[4] = {"dl", "d", "du", "b"};
   for (int i = 0; i < 4; i++)
@@ -443,18 +432,12 @@ extern "C" sg_status sg_tri_block_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, sg_pre
 {
   sg_report local;
   if (!rep) rep = &local;
-  sg_report_clear(rep, alg);
-  sg_status st = cuda_ctx_check(ctx, "sg_tri_block_solve_cuda", rep);
+  sg_status st = sg_tri_block_solve_begin(ctx, SG_BACKEND_CUDA, &alg, prec, n, dl, d, du, b, x, rep);
   if (st != SG_OK) return st;
-  if (alg < SG_TRI_AUTO || alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)alg);
-  if ((st = tp_block_check(prec, n, dl, d, du, b, rep)) != SG_OK) return st;
-  if (!x) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (x)");
   const void *ptrs[5]  = {dl, d, du, b, x};
   const char *names[5] = {"dl", "d", "du", "b", "x"};
   for (int i = 0; i < 5; i++)
     if ((st = sg_cuda_check_ptr(ptrs[i], names[i], rep)) != SG_OK) return st;
-  if (alg == SG_TRI_AUTO) alg = sg_tri_choose(SG_BACKEND_CUDA, prec, SG_TRI_CONTIGUOUS, n, 1);
-  rep->alg = alg;
   return prec == SG_REAL64 ? block_solve_cuda<double>(ctx, alg, n, dl, d, du, b, x_prev, x_next, x, pivtol, rep)
                            : block_solve_cuda<float>(ctx, alg, n, dl, d, du, b, x_prev, x_next, x, pivtol, rep);
 }

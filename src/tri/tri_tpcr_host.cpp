@@ -192,16 +192,46 @@ sg_status sg_tri_tpcr_solve_host(sg_ctx *, const sg_tri_batch *B, double pivtol,
   return B->prec == SG_REAL64 ? tpcr_host<double>(B, pivtol, rep) : tpcr_host<float>(B, pivtol, rep);
 }
 
-extern "C" sg_status sg_tri_block_reduce_host(sg_ctx *, sg_precision prec, long long n, const void *dl, const void *d, const void *du,
+static sg_status block_ctx_check(sg_ctx *ctx, sg_backend backend, const char *fn, sg_report *rep)
+{
+  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
+  if (backend == SG_BACKEND_CUDA && ctx->backend != SG_BACKEND_CUDA)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "%s needs a CUDA context (sg_ctx_create(SG_BACKEND_CUDA, ...))", fn);
+  return SG_OK;
+}
+
+sg_status sg_tri_block_reduce_begin(sg_ctx *ctx, sg_backend backend, sg_precision prec, long long n, const void *dl, const void *d,
+                                    const void *du, const void *b, double iface[8], int *k, sg_report *rep)
+{
+  sg_report_clear(rep, SG_TRI_TPCR);
+  if (k) *k = 0;
+  sg_status st = backend == SG_BACKEND_CUDA ? block_ctx_check(ctx, backend, "sg_tri_block_reduce_cuda", rep) : SG_OK;
+  if (st != SG_OK || (st = tp_block_check(prec, n, dl, d, du, b, rep)) != SG_OK) return st;
+  if (!iface || !k) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL %s pointer", !iface ? "iface" : "k");
+  return SG_OK;
+}
+
+sg_status sg_tri_block_solve_begin(sg_ctx *ctx, sg_backend backend, sg_tri_alg *alg, sg_precision prec, long long n, const void *dl,
+                                   const void *d, const void *du, const void *b, void *x, sg_report *rep)
+{
+  sg_report_clear(rep, *alg);
+  sg_status st = block_ctx_check(ctx, backend, "sg_tri_block_solve_cuda", rep);
+  if (st != SG_OK) return st;
+  if (*alg < SG_TRI_AUTO || *alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)*alg);
+  if ((st = tp_block_check(prec, n, dl, d, du, b, rep)) != SG_OK) return st;
+  if (!x) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (x)");
+  if (*alg == SG_TRI_AUTO) *alg = sg_tri_choose(backend, prec, SG_TRI_CONTIGUOUS, n, 1);
+  rep->alg = *alg;
+  return SG_OK;
+}
+
+extern "C" sg_status sg_tri_block_reduce_host(sg_ctx *ctx, sg_precision prec, long long n, const void *dl, const void *d, const void *du,
                                               const void *b, double pivtol, double iface[8], int *k, sg_report *rep)
 {
   sg_report local;
   if (!rep) rep = &local;
-  sg_report_clear(rep, SG_TRI_TPCR);
-  if (k) *k = 0;
-  sg_status st = tp_block_check(prec, n, dl, d, du, b, rep);
+  sg_status st = sg_tri_block_reduce_begin(ctx, SG_BACKEND_HOST, prec, n, dl, d, du, b, iface, k, rep);
   if (st != SG_OK) return st;
-  if (!iface || !k) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL %s pointer", !iface ? "iface" : "k");
   return prec == SG_REAL64 ? block_reduce_host<double>(n, dl, d, du, b, pivtol, iface, k, rep)
                            : block_reduce_host<float>(n, dl, d, du, b, pivtol, iface, k, rep);
 }
@@ -212,14 +242,8 @@ extern "C" sg_status sg_tri_block_solve_host(sg_ctx *ctx, sg_tri_alg alg, sg_pre
 {
   sg_report local;
   if (!rep) rep = &local;
-  sg_report_clear(rep, alg);
-  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the context is NULL");
-  if (alg < SG_TRI_AUTO || alg >= SG_TRI_NUM_ALGS) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "unknown algorithm %d", (int)alg);
-  sg_status st = tp_block_check(prec, n, dl, d, du, b, rep);
+  sg_status st = sg_tri_block_solve_begin(ctx, SG_BACKEND_HOST, &alg, prec, n, dl, d, du, b, x, rep);
   if (st != SG_OK) return st;
-  if (!x) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (x)");
-  if (alg == SG_TRI_AUTO) alg = sg_tri_choose(SG_BACKEND_HOST, prec, SG_TRI_CONTIGUOUS, n, 1);
-  rep->alg = alg;
   if (alg == SG_TRI_TPCR)
     return prec == SG_REAL64 ? block_solve_tpcr_host<double>(n, dl, d, du, b, x_prev, x_next, x, pivtol, rep)
                              : block_solve_tpcr_host<float>(n, dl, d, du, b, x_prev, x_next, x, pivtol, rep);

@@ -58,32 +58,6 @@ static PetscErrorCode Assemble(DM da, PetscBool linesonly, PetscBool cut, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SolveBJacobiLU(Mat L, Vec b, Vec y)
-{
-  KSP      ksp, *sub;
-  PC       pc;
-  PetscInt nsub;
-
-  PetscFunctionBegin;
-  PetscCall(KSPCreate(PetscObjectComm((PetscObject)L), &ksp));
-  PetscCall(KSPSetOperators(ksp, L, L));
-  PetscCall(KSPSetType(ksp, KSPPREONLY));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCBJACOBI));
-  PetscCall(KSPSetUp(ksp));
-  PetscCall(PCBJacobiGetSubKSP(pc, &nsub, NULL, &sub));
-  for (PetscInt s = 0; s < nsub; s++) {
-    PC spc;
-
-    PetscCall(KSPSetType(sub[s], KSPPREONLY));
-    PetscCall(KSPGetPC(sub[s], &spc));
-    PetscCall(PCSetType(spc, PCLU));
-  }
-  PetscCall(KSPSolve(ksp, b, y));
-  PetscCall(KSPDestroy(&ksp));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* exact: lines solved across ranks (-pc_tridiag_lines_exact); split >= 0: all ranks along that
    direction (one in the others) and only lines along it, else PETSC_DECIDE and every direction */
 static PetscErrorCode RunGrid(PetscInt dim, const PetscInt M[3], DMBoundaryType bx, PetscBool exact, PetscInt split, PetscInt nalgs, PetscReal *worst, PetscInt *ncases)
@@ -133,7 +107,7 @@ static PetscErrorCode RunGrid(PetscInt dim, const PetscInt M[3], DMBoundaryType 
 
     PetscCall(Assemble(da, PETSC_TRUE, (PetscBool)!exact, dir, &L));
     if (exact) PetscCall(TTSolveRedundantLU(L, b, yref));
-    else PetscCall(SolveBJacobiLU(L, b, yref));
+    else PetscCall(TTSolveBlockLU(L, b, yref));
     for (PetscInt shell = 0; shell < 2; shell++)
       for (PetscInt ia = 0; ia < nalgs; ia++) {
         PC        pc;
