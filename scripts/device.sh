@@ -9,7 +9,8 @@
 #   env      : nvidia-smi, unpack, library check
 #   tests    : the whole ctest suite incl. GPU variants (GPU path checked against the host twin)
 #   sanitize : compute-sanitizer memcheck + racecheck on the GPU kernel tests (--quick)
-#   bench    : bench/tri side by side (JSON to $OUT, copied back to bench/results by `fetch`)
+#   bench    : bench/tri and bench/trsv side by side (BENCHES="tri trsv", BENCH_ARGS_<family>;
+#              JSON to $OUT, copied back to bench/results by `fetch`)
 #   demo     : the main demo on the GPU
 # Everything prints to stdout and is also logged under $OUT.
 set -euo pipefail
@@ -89,11 +90,15 @@ step_sanitize() {
   done
 }
 step_bench() {
-  b=$BUILD/bench/tri/bench_tri
-  [ -x "$b" ] || { say "bench_tri not built"; return; }
+  # BENCHES: families to run (default all built); BENCH_ARGS_<family>: extra options
   dev=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr ' ' '_' | tr -cd 'A-Za-z0-9_-')
-  say "bench/tri on $dev"
-  "$b" --commit "$COMMIT" --out "$OUT/tri-$dev-$(date +%Y%m%d).json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench-tri.log" | tail -n 80 || true
+  for f in ${BENCHES:-tri trsv}; do
+    b=$BUILD/bench/$f/bench_$f
+    [ -x "$b" ] || { say "bench_$f not built"; continue; }
+    eval "args=\${BENCH_ARGS_$f:-}"
+    say "bench/$f on $dev $args"
+    "$b" --commit "$COMMIT" --out "$OUT/$f-$dev-$(date +%Y%m%d).json" $args 2>&1 | tee "$OUT/bench-$f.log" | tail -n 120 || true
+  done
 }
 step_demo() { STRUCTGPU_BUILD=$BUILD bash "$here/examples/demo.sh" 2>&1 | tee "$OUT/demo.log" | tail -n 30 || true; }
 
@@ -105,6 +110,6 @@ case "${1:-}" in
     for s in $steps; do "step_$s"; done ;;
   fetch) # fetch DIR: copy bench JSON fetched from $OUT into bench/results and plot
     mkdir -p "$here/bench/results"
-    for j in "$2"/tri-*.json; do [ -f "$j" ] && cp "$j" "$here/bench/results/" && python3 "$here/bench/plot.py" "$j" -o "$here/bench/results/$(basename "${j%.json}").png"; done ;;
+    for j in "$2"/tri-*.json "$2"/trsv-*.json; do [ -f "$j" ] && cp "$j" "$here/bench/results/" && python3 "$here/bench/plot.py" "$j" -o "$here/bench/results/$(basename "${j%.json}").png"; done ;;
   *) sed -n 2,20p "$0"; exit 2 ;;
 esac

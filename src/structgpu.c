@@ -2,8 +2,10 @@
 #include <structgpu.h>
 #include "sys/sgpetsc.h"
 #include "pc/tridiag/tridiagimpl.h"
+#include "pc/denselu/denseluimpl.h"
 
 PetscLogEvent SG_TRI_SetUp, SG_TRI_Solve, SG_TRI_Iface;
+PetscLogEvent SG_LU_Factor, SG_LU_Solve;
 
 static PetscBool StructGPUPackageInitialized = PETSC_FALSE;
 
@@ -15,10 +17,10 @@ static PetscErrorCode StructGPUFinalizePackage(void)
 }
 
 /*@C
-  StructGPUInitializePackage - Registers the StructGPU types (`PCTRIDIAG`, ...) and log events
+  StructGPUInitializePackage - Registers the StructGPU types (`PCTRIDIAG`, `PCDENSELU`, ...) and log events
   with PETSc. Called by `PetscDLLibraryRegister_structgpu()` when the plugin is loaded with
   -dll_append, and on first use of any StructGPU function; call it yourself when you link the
-  library and want -pc_type tridiag to work before that.
+  library and want -pc_type tridiag or -pc_type denselu to work before that.
 
   Level: developer
 
@@ -31,9 +33,12 @@ PetscErrorCode StructGPUInitializePackage(void)
   StructGPUPackageInitialized = PETSC_TRUE;
   PetscCall(PCInitializePackage());
   PetscCall(PCRegister(PCTRIDIAG, PCCreate_Tridiag));
+  PetscCall(PCRegister(PCDENSELU, PCCreate_DenseLU));
   PetscCall(PetscLogEventRegister("SGTriSetUp", PC_CLASSID, &SG_TRI_SetUp));
   PetscCall(PetscLogEventRegister("SGTriSolve", PC_CLASSID, &SG_TRI_Solve));
   PetscCall(PetscLogEventRegister("SGTriIface", PC_CLASSID, &SG_TRI_Iface));
+  PetscCall(PetscLogEventRegister("SGLUFactor", PC_CLASSID, &SG_LU_Factor));
+  PetscCall(PetscLogEventRegister("SGLUSolve", PC_CLASSID, &SG_LU_Solve));
 #if defined(SG_HAVE_CUDA)
   {
     PetscBool info; /* probing the device initializes the CUDA runtime: only when asked */

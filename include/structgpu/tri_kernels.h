@@ -80,6 +80,13 @@ sg_status sg_ctx_create(sg_backend backend, void *stream, sg_ctx **ctx);
 void      sg_ctx_destroy(sg_ctx **ctx);
 sg_backend sg_ctx_backend(const sg_ctx *ctx);
 int        sg_cuda_available(void); /* 1 if built with CUDA and a device is usable */
+/* Deferred breakdown checks (CUDA contexts; no effect on host contexts). By default every
+   solve synchronises its stream to return the breakdown status. With on != 0, solves only
+   queue their kernels and return SG_OK (launch errors still show at once); breakdowns are
+   recorded on the device and returned by the next sg_ctx_check(), which synchronises. Use it
+   for back-to-back solves whose results are checked together (benchmarks, pipelines). */
+sg_status  sg_ctx_set_deferred(sg_ctx *ctx, int on);
+sg_status  sg_ctx_check(sg_ctx *ctx, sg_report *rep);
 
 /* Names: "auto","thomas","cr","pcr","rd","cr_pcr","cr_rd","tpcr" */
 const char *sg_tri_alg_name(sg_tri_alg alg);

@@ -36,7 +36,7 @@ extern "C" void sg_ctx_destroy(sg_ctx **ctx)
   sg_ctx *c = *ctx;
   const bool cuda = c->backend == SG_BACKEND_CUDA;
   if (cuda) sg_ctx_cuda_fini(c);  // synchronises the stream first
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < SG_CTX_SLOTS; i++) {
     if (c->work[i]) { if (cuda) sg_cuda_dev_free(c, c->work[i]); else free(c->work[i]); }
     if (c->hwork[i]) { if (cuda) sg_cuda_pinned_free(c->hwork[i]); else free(c->hwork[i]); }
   }
@@ -48,7 +48,7 @@ extern "C" sg_backend sg_ctx_backend(const sg_ctx *ctx) { return ctx ? ctx->back
 
 void *sg_ctx_work(sg_ctx *ctx, size_t bytes, int slot)
 {
-  if (!ctx || slot < 0 || slot > 3) return nullptr;
+  if (!ctx || slot < 0 || slot >= SG_CTX_SLOTS) return nullptr;
   if (bytes == 0) bytes = 1;
   if (ctx->work[slot] && ctx->work_bytes[slot] >= bytes) return ctx->work[slot];
   const bool cuda = ctx->backend == SG_BACKEND_CUDA;
@@ -61,7 +61,7 @@ void *sg_ctx_work(sg_ctx *ctx, size_t bytes, int slot)
 
 void *sg_ctx_host_work(sg_ctx *ctx, size_t bytes, int slot)
 {
-  if (!ctx || slot < 0 || slot > 3) return nullptr;
+  if (!ctx || slot < 0 || slot >= SG_CTX_SLOTS) return nullptr;
   if (bytes == 0) bytes = 1;
   if (ctx->hwork[slot] && ctx->hwork_bytes[slot] >= bytes) return ctx->hwork[slot];
   const bool cuda = ctx->backend == SG_BACKEND_CUDA;

@@ -12,17 +12,31 @@
 #define SG_HD inline
 #endif
 
+#define SG_CTX_SLOTS 8
 struct sg_ctx_s {
   sg_backend backend;
   void      *stream;          // cudaStream_t
-  void      *work[4];         // backend-memory workspaces (device memory for CUDA)
-  size_t     work_bytes[4];
-  void      *hwork[4];        // host workspaces (pinned when CUDA)
-  size_t     hwork_bytes[4];
-  void      *dreport;         // device: sg_dev_report (CUDA only)
+  void      *work[SG_CTX_SLOTS];        // backend-memory workspaces (device memory for CUDA)
+  size_t     work_bytes[SG_CTX_SLOTS];
+  void      *hwork[SG_CTX_SLOTS];       // host workspaces (pinned when CUDA)
+  size_t     hwork_bytes[SG_CTX_SLOTS];
+  void      *dreport;                   // device: sg_dev_report (CUDA only)
+  // trsv (src/tri/trsv_cuda.cu): call counter ("epoch") that tags the ready flags of one
+  // solve, and the shape whose job table is cached in the trsv table slot.
+  unsigned   trsv_epoch;
+  long long  trsv_table_key;
+  // deferred breakdown checks (sg_ctx_set_deferred): the formatter of the family whose
+  // kernels may have recorded a failure since the last sg_ctx_check (sg_fail_fn), or NULL
+  int        deferred;
+  void      *pending_fail;
 };
+// Workspace slots. Device (work): 0 tri batch, 1 tri TPCR, 2 trsv control block (flags and
+// counters, zeroed when allocated), 4 trsv job table, 5 trsv partial sums, 6 dense-LU
+// temporaries, 7 batched trsv. Host (hwork): 3 pinned report, 6 dense-LU temporaries.
+enum { SG_SLOT_TRI_BATCH = 0, SG_SLOT_TRI_TPCR = 1, SG_SLOT_TRSV_CTL = 2, SG_SLOT_REPORT = 3,
+       SG_SLOT_TRSV_TABLE = 4, SG_SLOT_TRSV_PART = 5, SG_SLOT_LU = 6, SG_SLOT_TRSV_BATCH = 7 };
 
-// Workspace slot `slot` (0..3) of at least `bytes`, in the backend's memory; grows,
+// Workspace slot `slot` (0..SG_CTX_SLOTS-1) of at least `bytes`, in the backend's memory; grows,
 // never shrinks; NULL on allocation failure. Contents are not preserved on growth.
 void *sg_ctx_work(sg_ctx *ctx, size_t bytes, int slot);
 // Host workspace slot (pinned host memory on CUDA builds).

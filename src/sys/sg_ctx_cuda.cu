@@ -93,13 +93,17 @@ sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep)
 
 sg_status sg_dev_report_reset(sg_ctx *ctx, sg_report *rep)
 {
+  if (ctx->deferred) return SG_OK;  // the record is cleared by sg_ctx_check only
   return sg_cuda_check(cudaMemsetAsync(ctx->dreport, 0xff, sizeof(sg_dev_report), sg_stream(ctx)), rep, "resetting the device report");
 }
 
-sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep)
+sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep, sg_fail_fn fail)
 {
   sg_status st = sg_cuda_check(cudaGetLastError(), rep, "kernel launch");
-  if (st != SG_OK) return st;
+  if (st != SG_OK || ctx->deferred) {
+    if (ctx->deferred && !ctx->pending_fail) ctx->pending_fail = (void *)fail;
+    return st;
+  }
   // pinned host slot 3 (reserved for this record): a direct DMA, no pageable staging copy
   sg_dev_report *hp = (sg_dev_report *)sg_ctx_host_work(ctx, sizeof(sg_dev_report), 3);
   if (!hp) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the pinned report buffer");
@@ -107,7 +111,7 @@ sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep)
   if (st == SG_OK) st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "kernel execution");
   const sg_dev_report h = *hp;
   if (st != SG_OK || h.key == ~0ull) return st;
-  return sg_report_fail(rep, (int)((h.key >> 32) & 3), (long long)(h.key >> 34), (long long)(h.key & 0xffffffffull), h.value);
+  return fail(rep, (int)((h.key >> 32) & 3), (long long)(h.key >> 34), (long long)(h.key & 0xffffffffull), h.value);
 }
 
 namespace {
@@ -130,3 +134,32 @@ sg_dev_props sg_props()
 
 int sg_cuda_num_sms(void) { int n = sg_props().sms; return n > 0 ? n : 1; }
 int sg_cuda_smem_optin(void) { int n = sg_props().smem; return n > 0 ? n : 48 * 1024; }
+
+extern "C" sg_status sg_ctx_set_deferred(sg_ctx *ctx, int on)
+{
+  if (!ctx) return SG_ERR_ARG;
+  if (ctx->backend != SG_BACKEND_CUDA) return SG_OK;
+  if (!on && ctx->deferred) {  // leaving deferred mode: nothing recorded may be lost
+    ctx->deferred = 0;
+    return sg_ctx_check(ctx, nullptr);
+  }
+  ctx->deferred = on != 0;
+  return SG_OK;
+}
+
+extern "C" sg_status sg_ctx_check(sg_ctx *ctx, sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_report_clear(rep, SG_TRI_AUTO);
+  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_ctx_check: NULL context");
+  if (ctx->backend != SG_BACKEND_CUDA) return SG_OK;
+  const int deferred = ctx->deferred;
+  sg_fail_fn fail    = ctx->pending_fail ? (sg_fail_fn)ctx->pending_fail : sg_report_fail;
+  ctx->deferred      = 0;
+  ctx->pending_fail  = nullptr;
+  sg_status st       = sg_dev_report_fetch(ctx, rep, fail);
+  sg_status st2      = sg_dev_report_reset(ctx, st == SG_OK ? rep : nullptr);  // clear for the next batch
+  ctx->deferred      = deferred;
+  return st != SG_OK ? st : st2;
+}

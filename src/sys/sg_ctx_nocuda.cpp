@@ -19,3 +19,10 @@ extern "C" sg_status sg_tri_batch_solve_cuda(sg_ctx *, sg_tri_alg alg, const sg_
   sg_report_clear(rep, alg);
   return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "%s", kNoCuda);
 }
+
+extern "C" sg_status sg_ctx_set_deferred(sg_ctx *ctx, int) { return ctx ? SG_OK : SG_ERR_ARG; }
+extern "C" sg_status sg_ctx_check(sg_ctx *ctx, sg_report *rep)
+{
+  sg_report_clear(rep, SG_TRI_AUTO);
+  return ctx ? SG_OK : sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_ctx_check: NULL context");
+}

@@ -22,8 +22,10 @@ sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep);
 // Before a launch: clear the device report (async on the ctx stream).
 sg_status sg_dev_report_reset(sg_ctx *ctx, sg_report *rep);
 // After a launch: check the launch, copy the report back (synchronises the ctx stream) and
-// fill rep from the first failure (sg_report_fail). Returns the resulting status.
-sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep);
+// fill rep from the first failure with `fail` (default sg_report_fail, the tridiagonal
+// sentences; the trsv family passes its own). Returns the resulting status.
+typedef sg_status (*sg_fail_fn)(sg_report *rep, int cls, long long system, long long row, double value);
+sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep, sg_fail_fn fail = sg_report_fail);
 // Device properties of the current device (cached per device).
 int sg_cuda_num_sms(void);
 int sg_cuda_smem_optin(void);  // max dynamic shared memory per block (opt-in), bytes

@@ -7,6 +7,7 @@
 
 /* log events registered by StructGPUInitializePackage() */
 PETSC_INTERN PetscLogEvent SG_TRI_SetUp, SG_TRI_Solve, SG_TRI_Iface;
+PETSC_INTERN PetscLogEvent SG_LU_Factor, SG_LU_Solve; /* "SGLUFactor", "SGLUSolve": dense LU (sg_getrf / sg_getrs) */
 
 /* PETSc error code for a kernel status (SG_OK -> PETSC_SUCCESS). Size problems are caught
    by the glue before calling a kernel (PETSC_ERR_ARG_SIZ), so SG_ERR_ARG maps to
@@ -34,3 +35,12 @@ PETSC_INTERN PetscErrorCode SGCtxCacheDestroy(SGCtxCache *);
 
 /* PetscScalar -> kernel precision (PETSC_ERR_SUP for complex / other precisions) */
 PETSC_INTERN PetscErrorCode SGScalarPrecision(sg_precision *);
+
+/* a CUDA vector type name (VECCUDA, VECSEQCUDA, VECMPICUDA) */
+static inline PetscBool SGVecTypeCUDA(const char vt[])
+{
+  PetscBool flg = PETSC_FALSE;
+
+  if (vt && PetscStrcmpAny(vt, &flg, "cuda", "seqcuda", "mpicuda", "") != PETSC_SUCCESS) return PETSC_FALSE;
+  return flg;
+}

@@ -30,4 +30,12 @@ awk -v e="${err:-nan}" 'BEGIN{ exit !(e+0 == e+0 && e+0 < 1e-6) }' && echo "PASS
 run -m 20 -n 20 -ksp_type gmres -pc_type tridiag -pc_tridiag_mode local -ksp_rtol 1e-10 > "$t/loc" 2>&1 || fail=1
 err=$(sed -n 's/.*Norm of error \([^ ]*\).*/\1/p' "$t/loc" | tail -1)
 awk -v e="${err:-nan}" 'BEGIN{ exit !(e+0 == e+0 && e+0 < 1e-6) }' && echo "PASS local error $err" || { echo "FAIL local '$err'"; cat "$t/loc" | tail; fail=1; }
+# 4. the dense LU direct solver (PCDENSELU): its options in -help, an exact solve from options only
+run -m 15 -n 13 -pc_type denselu -help > "$t/helplu" 2>&1
+check "help lists -pc_denselu_layout"    '-pc_denselu_layout'     "$t/helplu"
+check "help lists denselu among PC types" '-pc_type <.*denselu'  "$t/helplu"
+run -m 19 -n 11 -ksp_type preonly -pc_type denselu -ksp_view > "$t/lu" 2>&1 || fail=1
+check "ksp_view shows PC type denselu"   'type: denselu'          "$t/lu"
+err=$(sed -n 's/.*Norm of error \([^ ]*\).*/\1/p' "$t/lu" | tail -1)
+awk -v e="${err:-nan}" 'BEGIN{ exit !(e+0 == e+0 && e+0 < 1e-10) }' && echo "PASS denselu error $err < 1e-10" || { echo "FAIL denselu '$err'"; tail "$t/lu"; fail=1; }
 exit $fail

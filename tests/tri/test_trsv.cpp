@@ -1,0 +1,424 @@
+// Dense triangular solves (sg_trsv, sg_trsv_batch_solve): all 8 variants (lower/upper x
+// N/T x unit/non-unit), float and double, odd/prime/power-of-two orders, lda > n, several
+// right-hand sides with ldb/ldx > n, X aliasing B, against an independent long double
+// substitution (trsv_test_util.hpp). The unused triangle, the diagonal of unit variants and
+// the rows n..lda-1 hold NaN (never read); X's gap rows hold a sentinel (never written).
+//   (no args)  host twin (BLAS dtrsv/strsv)
+//   --quick    reduced case set (for valgrind)
+//   --cuda     every case also on the CUDA twin with device buffers, compared with the host
+//              twin and the reference (SKIP line when no CUDA/GPU)
+// Tolerances: see trsv_test_util.hpp (1e-12 / 1e-4 vs reference, 1e-12 / 1e-5 GPU vs host).
+// Breakdown and argument errors: status, system, row, B (and on the host X) untouched.
+#include "trsv_test_util.hpp"
+#include <algorithm>
+
+static const sg_uplo  kUplo[]  = {SG_LOWER, SG_UPPER};
+static const sg_trans kTrans[] = {SG_NOTRANS, SG_TRANS};
+static const sg_diag  kDiag[]  = {SG_NONUNIT, SG_UNIT};
+
+// ---------------------------------------------------------------- one triangular solve
+struct Tri {
+  long long n, lda;
+  sg_uplo   uplo;
+};
+
+// Solve op(A) X = B for nrhs columns (ldb, ldx; with nrhs == 1 they are passed as 0 since
+// they are ignored), X separate or aliasing B; host vs reference, then (--cuda) device vs
+// host and reference. Returns the host error.
+template <class T>
+static double run_trsv(const Tri &M, const std::vector<T> &A, sg_trans tr, sg_diag dg, long long nrhs, long long ldb, long long ldx, bool alias,
+                       std::mt19937_64 &rng)
+{
+  const long long n = M.n, ldbe = nrhs > 1 ? ldb : n, ldxe = alias ? ldbe : (nrhs > 1 ? ldx : n);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<T> B((size_t)(ldbe * nrhs), (T)NAN);
+  for (long long c = 0; c < nrhs; c++)
+    for (long long i = 0; i < n; i++) B[i + c * ldbe] = (T)U(rng);
+  std::vector<long double> R((size_t)(n * nrhs));
+  for (long long c = 0; c < nrhs; c++) ref_solve(A.data(), n, M.lda, M.uplo, tr, dg, &B[c * ldbe], &R[c * n]);
+  const std::vector<T> B0 = B;
+  std::vector<T>       X  = alias ? B : std::vector<T>((size_t)(ldxe * nrhs), (T)kSentinel);
+  auto gaps_ok = [&](const std::vector<T> &x) {  // rows n..ldx-1 untouched
+    for (long long c = 0; c < nrhs; c++)
+      for (long long i = n; i < ldxe; i++) {
+        const T v = x[i + c * ldxe], w = alias ? B0[i + c * ldxe] : (T)kSentinel;
+        if (memcmp(&v, &w, sizeof v)) return false;
+      }
+    return true;
+  };
+  const long long pb = nrhs > 1 ? ldb : 0, px = nrhs > 1 ? (alias ? ldb : ldx) : 0;
+  sg_trsv_problem P = {prec<T>(), M.uplo, tr, dg, n, nrhs, A.data(), M.lda, alias ? X.data() : B.data(), pb, X.data(), px};
+  sg_report       rep;
+  sg_status       st = sg_trsv_host(g_hctx, &P, 0.0, &rep);
+  const double    eh = col_err(n, nrhs, X.data(), ldxe, R.data(), n);
+  char            tag[160];
+  snprintf(tag, sizeof tag, "%s %-6s n=%lld lda=%lld nrhs=%lld ldb=%lld ldx=%lld%s", op_name(M.uplo, tr, dg), pname<T>(), n, M.lda, nrhs, pb, px,
+           alias ? " X=B" : "");
+  bool ok = st == SG_OK && eh <= trsv_tol_ref<T>() && gaps_ok(X) && (alias || same_bits(B, B0));
+  CHECK(ok, "host %s: %s (%s) err %.3g (tol %.0e) gaps %d B kept %d", tag, sg_status_string(st), rep.msg, eh, trsv_tol_ref<T>(), (int)gaps_ok(X),
+        (int)same_bits(B, B0));
+  if (!ok || n >= 1000) printf("%s host %s err=%.2e\n", ok ? "ok  " : "FAIL", tag, eh);
+#ifdef SG_HAVE_CUDA
+  if (g_cuda) {
+    Dev<T> dA(A), dB(B0), dX(alias ? B0 : std::vector<T>((size_t)(ldxe * nrhs), (T)kSentinel));
+    sg_trsv_problem D = P;
+    D.A = dA.p; D.B = alias ? dX.p : dB.p; D.X = dX.p;
+    sg_report drep;
+    st = sg_trsv_cuda(g_cctx, &D, 0.0, &drep);
+    const std::vector<T> xd = dX.get();
+    const double ed = col_err(n, nrhs, xd.data(), ldxe, R.data(), n), edh = col_err(n, nrhs, xd.data(), ldxe, X.data(), ldxe);
+    ok = st == SG_OK && ed <= trsv_tol_ref<T>() && edh <= trsv_tol_dev<T>() && gaps_ok(xd) && (alias || same_bits(dB.get(), B0));
+    CHECK(ok, "cuda %s: %s (%s) err %.3g vs host %.3g gaps %d", tag, sg_status_string(st), drep.msg, ed, edh, (int)gaps_ok(xd));
+    if (!ok || n >= 1000) printf("%s cuda %s err=%.2e vs-host=%.2e\n", ok ? "ok  " : "FAIL", tag, ed, edh);
+  }
+#endif
+  return eh;
+}
+
+template <class T> static void sweep(bool quick)
+{
+  const std::vector<long long> ns = quick ? std::vector<long long>{1, 2, 3, 17, 64, 65, 257}
+                                          : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 257, 1000, 4099};
+  std::mt19937_64 rng(2024 + sizeof(T));
+  for (long long n : ns) {
+    const long long lda = n % 2 ? n + 3 : n;  // odd orders: lda > n
+    std::vector<T>  A((size_t)(lda * n));
+    for (sg_uplo u : kUplo)
+      for (sg_diag d : kDiag) {
+        fill_tri(A.data(), n, lda, u, d, rng);
+        const Tri M{n, lda, u};
+        for (sg_trans t : kTrans) {
+          double worst = 0;
+          worst = std::max(worst, run_trsv<T>(M, A, t, d, 1, 0, 0, false, rng));
+          worst = std::max(worst, run_trsv<T>(M, A, t, d, 3, n + 2, n + 5, false, rng));
+          worst = std::max(worst, run_trsv<T>(M, A, t, d, 1, 0, 0, true, rng));
+          if (n <= 1000 || t == SG_NOTRANS) worst = std::max(worst, run_trsv<T>(M, A, t, d, 16, n + 1, n + 1, true, rng));
+          if (n < 1000) printf("     host %s %-6s n=%lld lda=%lld nrhs 1,3,1(X=B),16(X=B): worst err=%.2e\n", op_name(u, t, d), pname<T>(), n, lda, worst);
+        }
+      }
+  }
+}
+
+// ---------------------------------------------------------------- breakdown / arguments
+// Runs P on the host (and --cuda the device, on copies); checks status, row, B untouched and,
+// on the host when X is separate and nothing was solved (want_x_kept), X untouched.
+template <class T>
+static void expect(const char *what, sg_trsv_problem P, double pivtol, sg_status want, long long want_row, bool want_x_kept, bool dev_ok = true)
+{
+  const long long ldbe = P.nrhs > 1 ? P.ldb : P.n, ldxe = P.nrhs > 1 ? P.ldx : P.n;
+  const size_t    nb = P.B && P.n > 0 && P.nrhs > 0 && ldbe > 0 ? (size_t)(ldbe * P.nrhs) : 0;
+  const size_t    nx = P.X && P.n > 0 && P.nrhs > 0 && ldxe > 0 ? (size_t)(ldxe * P.nrhs) : 0;
+  std::vector<T>  B0(nb), X0(nx);
+  if (nb) memcpy(B0.data(), P.B, nb * sizeof(T));
+  if (nx) memcpy(X0.data(), P.X, nx * sizeof(T));
+  for (int dev = 0; dev < (g_cuda && dev_ok ? 2 : 1); dev++) {
+    sg_report rep;
+    sg_status st;
+    bool      b_kept = true, x_kept = true;
+    if (!dev) {
+      st     = sg_trsv_host(g_hctx, &P, pivtol, &rep);
+      b_kept = !nb || P.B == P.X || !memcmp(B0.data(), P.B, nb * sizeof(T));
+      x_kept = !nx || !memcmp(X0.data(), P.X, nx * sizeof(T));
+      if (nx) memcpy((void *)P.X, X0.data(), nx * sizeof(T));  // restore for the device run
+    }
+#ifdef SG_HAVE_CUDA
+    else {  // device copies of A (whole lda x n), B, X
+      const long long na = P.A && P.n > 0 && P.lda >= P.n ? P.lda * P.n : 1;
+      Dev<T> dA(P.A ? std::vector<T>((const T *)P.A, (const T *)P.A + na) : std::vector<T>(1)), dB(B0.size() ? B0 : std::vector<T>(1)),
+          dX(X0.size() ? X0 : std::vector<T>(1));
+      sg_trsv_problem D = P;
+      D.A = P.A ? dA.p : nullptr;
+      D.B = P.B == P.X ? dX.p : (P.B ? dB.p : nullptr);
+      D.X = P.X ? dX.p : nullptr;
+      st     = sg_trsv_cuda(g_cctx, &D, pivtol, &rep);
+      b_kept = !nb || P.B == P.X || same_bits(dB.get(), B0.size() ? B0 : std::vector<T>(1));
+      x_kept = want == SG_ERR_ARG ? same_bits(dX.get(), X0.size() ? X0 : std::vector<T>(1)) : true;  // X unspecified on breakdown
+    }
+#endif
+    const bool ok = st == want && rep.status == st && (want == SG_OK || rep.msg[0]) && (want_row < 0 || rep.row == want_row) && b_kept && (!want_x_kept || x_kept) &&
+                    (st != SG_OK || rep.system == -1);
+    CHECK(ok, "%s %s %s: got %s row %lld (want %s row %lld) B kept %d X kept %d: %s", dev ? "cuda" : "host", pname<T>(), what, sg_status_string(st),
+          rep.row, sg_status_string(want), want_row, (int)b_kept, (int)x_kept, rep.msg);
+    printf("%s %s %-6s %-34s -> %s row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host", pname<T>(), what, sg_status_string(st), rep.row, rep.msg);
+  }
+}
+
+template <class T> static void bad_inputs()
+{
+  std::mt19937_64 rng(77);
+  const long long n = 31, lda = 33;
+  std::vector<T>  B((size_t)(lda * 17)), X((size_t)(lda * 17), (T)kSentinel);  // room for the nrhs = 17 case
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (T &v : B) v = (T)U(rng);
+  for (sg_uplo u : kUplo)
+    for (sg_trans t : kTrans) {
+      std::vector<T> A((size_t)(lda * n));
+      fill_tri(A.data(), n, lda, u, SG_NONUNIT, rng);
+      sg_trsv_problem P = {prec<T>(), u, t, SG_NONUNIT, n, 2, A.data(), lda, B.data(), lda, X.data(), lda};
+      char what[64];
+      // two zero diagonal entries: the smaller row is reported, whatever the solve direction
+      A[20 + 20 * lda] = 0; A[9 + 9 * lda] = 0;
+      snprintf(what, sizeof what, "%s zero diag rows 9,20", op_name(u, t, SG_NONUNIT));
+      expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 9, true);
+      // unit diagonal: the zeros are not read
+      P.diag = SG_UNIT;
+      snprintf(what, sizeof what, "%s zero diag, unit: ignored", op_name(u, t, SG_UNIT));
+      expect<T>(what, P, 0.0, SG_OK, -1, false);
+      P.diag = SG_NONUNIT;
+      A[20 + 20 * lda] = 1; A[9 + 9 * lda] = 1;
+      A[3 + 3 * lda] = (T)NAN;
+      snprintf(what, sizeof what, "%s NaN diag row 3", op_name(u, t, SG_NONUNIT));
+      expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 3, true);
+      A[3 + 3 * lda] = 1;
+      A[4 + 4 * lda] = (T)-INFINITY;
+      snprintf(what, sizeof what, "%s -Inf diag row 4", op_name(u, t, SG_NONUNIT));
+      expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 4, true);
+      A[4 + 4 * lda] = 1;
+      A[6 + 6 * lda] = (T)1e-20;
+      snprintf(what, sizeof what, "%s diag 1e-20, pivtol 1e-10", op_name(u, t, SG_NONUNIT));
+      expect<T>(what, P, 1e-10, SG_ERR_ZERO_PIVOT, 6, true);
+      snprintf(what, sizeof what, "%s diag 1e-20, pivtol 0", op_name(u, t, SG_NONUNIT));
+      expect<T>(what, P, 0.0, SG_OK, -1, false);
+    }
+  // NaN in B: the solution is not finite from row 7 on (lower, N) / up to row 7 (upper, N)
+  {
+    std::vector<T> A((size_t)(lda * n));
+    fill_tri(A.data(), n, lda, SG_LOWER, SG_NONUNIT, rng);
+    B[7] = (T)NAN;
+    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n, 1, A.data(), lda, B.data(), 0, X.data(), 0};
+    expect<T>("LNN NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 7, false);
+    fill_tri(A.data(), n, lda, SG_UPPER, SG_NONUNIT, rng);
+    P.uplo = SG_UPPER;
+    expect<T>("UNN NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 0, false);
+    B[7] = 0.5;
+    A[2 + 5 * lda] = (T)INFINITY;  // off-diagonal Inf in the read triangle
+    expect<T>("UNN Inf in A(2,5)", P, 0.0, SG_ERR_NONFINITE, 0, false);
+  }
+  // argument errors: nothing touched
+  std::vector<T> A((size_t)(lda * n));
+  fill_tri(A.data(), n, lda, SG_LOWER, SG_NONUNIT, rng);
+  const sg_trsv_problem P0 = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n, 2, A.data(), lda, B.data(), lda, X.data(), lda};
+  sg_trsv_problem P;
+  P = P0; P.lda = n - 1; expect<T>("lda < n", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.n = 0; expect<T>("n = 0", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.n = SG_TRSV_MAX_N + 1; expect<T>("n > SG_TRSV_MAX_N", P, 0.0, SG_ERR_ARG, -1, true, false);
+  P = P0; P.nrhs = 17; expect<T>("nrhs = 17", P, 0.0, SG_ERR_ARG, -1, true, false);
+  P = P0; P.nrhs = 0; expect<T>("nrhs = 0", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.ldb = n - 1; expect<T>("ldb < n (nrhs 2)", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.ldx = n - 1; expect<T>("ldx < n (nrhs 2)", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.B = X.data(); P.ldx = lda - 1; P.ldb = lda; expect<T>("X == B, ldx != ldb", P, 0.0, SG_ERR_ARG, -1, true, false);
+  P = P0; P.X = B.data() + 1; expect<T>("X overlaps B (B + 1)", P, 0.0, SG_ERR_ARG, -1, false, false);
+  P = P0; P.X = A.data() + 5; expect<T>("X overlaps A", P, 0.0, SG_ERR_ARG, -1, false, false);
+  P = P0; P.A = nullptr; expect<T>("A = NULL", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.uplo = (sg_uplo)7; expect<T>("uplo = 7", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.trans = (sg_trans)-1; expect<T>("trans = -1", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.diag = (sg_diag)2; expect<T>("diag = 2", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.prec = (sg_precision)9; expect<T>("prec = 9", P, 0.0, SG_ERR_ARG, -1, true);
+  P = P0; P.nrhs = 1; P.ldb = 0; P.ldx = -4; expect<T>("nrhs 1: ldb, ldx ignored", P, 0.0, SG_OK, -1, false);
+  sg_report rep;
+  CHECK(sg_trsv_host(nullptr, &P0, 0.0, &rep) == SG_ERR_ARG && rep.msg[0], "NULL ctx");
+  CHECK(sg_trsv_host(g_hctx, nullptr, 0.0, &rep) == SG_ERR_ARG && rep.msg[0], "NULL problem");
+  CHECK(sg_trsv_host(g_hctx, &P0, 0.0, nullptr) == SG_OK, "NULL report");
+  CHECK(sg_trsv(g_hctx, &P0, 0.0, &rep) == SG_OK, "dispatcher on a host ctx: %s", rep.msg);
+#ifdef SG_HAVE_CUDA
+  if (g_cuda) {
+    CHECK(sg_trsv_host(g_cctx, &P0, 0.0, &rep) == SG_ERR_ARG && rep.msg[0], "host twin with a CUDA ctx");
+    CHECK(sg_trsv_cuda(g_hctx, &P0, 0.0, &rep) == SG_ERR_ARG && rep.msg[0], "CUDA twin with a host ctx");
+    const sg_status st = sg_trsv_cuda(g_cctx, &P0, 0.0, &rep);
+    CHECK(st == SG_ERR_ARG && rep.msg[0], "CUDA twin with host pointers: %s (%s)", sg_status_string(st), rep.msg);
+    printf("ok?  cuda host pointers -> %s: %s\n", sg_status_string(st), rep.msg);
+  }
+#else
+  CHECK(sg_trsv_cuda(g_hctx, &P0, 0.0, &rep) == SG_ERR_DEVICE && strstr(rep.msg, "without CUDA"), "CPU-only build: CUDA twin says so");
+#endif
+}
+
+// ---------------------------------------------------------------- batched solves
+// Systems stored back to back: A_s (lda_s x n_s), X_s (ldx_s x nrhs) with gap rows = sentinel.
+template <class T> struct BatchT {
+  sg_uplo                  uplo;
+  sg_trans                 trans;
+  sg_diag                  diag;
+  int                      nmax, nrhs, lda, ldx;  // uniform values (when the per-system arrays are unused)
+  bool                     var;                   // nv/ldav/ldxv given
+  std::vector<int>         nv, ldav, ldxv;
+  std::vector<size_t>      aoff, xoff;
+  std::vector<T>           A, X0;
+  std::vector<long double> R;  // reference, system s at rof[s], n_s x nrhs
+  std::vector<size_t>      rof;
+  long long nb() const { return (long long)nv.size(); }
+};
+
+template <class T>
+static BatchT<T> make_tb(sg_uplo u, sg_trans t, sg_diag d, long long nb, int nmax, int nrhs, bool var, std::mt19937_64 &rng)
+{
+  BatchT<T> S{u, t, d, nmax, nrhs, nmax + 1, nmax + 2, var, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (long long s = 0; s < nb; s++) {
+    const int n = var ? (s % 5 == 2 ? 0 : (int)(rng() % (unsigned)(nmax + 1))) : nmax;
+    const int lda = var ? n + (int)(s % 3) : S.lda, ldx = var ? n + (int)(s % 2) : S.ldx;
+    S.nv.push_back(n); S.ldav.push_back(lda); S.ldxv.push_back(ldx);
+    S.aoff.push_back(S.A.size()); S.xoff.push_back(S.X0.size()); S.rof.push_back(S.R.size());
+    S.A.resize(S.A.size() + (size_t)lda * n);
+    S.X0.resize(S.X0.size() + (size_t)ldx * nrhs, (T)kSentinel);
+    fill_tri(S.A.data() + S.aoff[s], n, lda, u, d, rng);
+    T *x = S.X0.data() + S.xoff[s];
+    for (int c = 0; c < nrhs; c++)
+      for (int i = 0; i < n; i++) x[i + c * ldx] = (T)U(rng);
+    S.R.resize(S.R.size() + (size_t)n * nrhs);
+    for (int c = 0; c < nrhs; c++) ref_solve(S.A.data() + S.aoff[s], n, lda, u, t, d, x + c * ldx, S.R.data() + S.rof[s] + (size_t)c * n);
+  }
+  return S;
+}
+
+// descriptor over the given bases (host or device copies of A and X)
+template <class T>
+static sg_trsv_batch tb_desc(const BatchT<T> &S, std::vector<const void *> &ap, std::vector<void *> &xp, const T *A, T *X)
+{
+  ap.resize(S.nv.size()); xp.resize(S.nv.size());
+  for (size_t s = 0; s < S.nv.size(); s++) { ap[s] = A + S.aoff[s]; xp[s] = X + S.xoff[s]; }
+  sg_trsv_batch D = {prec<T>(), S.uplo, S.trans, S.diag, S.nb(), S.nmax, S.var ? S.nv.data() : nullptr, S.nrhs, ap.data(), S.lda,
+                     S.var ? S.ldav.data() : nullptr, xp.data(), S.ldx, S.var ? S.ldxv.data() : nullptr};
+  return D;
+}
+
+// per system: solved (vs reference, gaps kept) unless listed in `bad` (then X_s == X0_s)
+template <class T> static bool tb_check(const BatchT<T> &S, const std::vector<T> &X, const std::vector<long long> &bad, double *worst)
+{
+  bool ok = true;
+  *worst  = 0;
+  for (long long s = 0; s < S.nb(); s++) {
+    const int n = S.nv[s], ldx = S.ldxv[s];
+    const T  *x = X.data() + S.xoff[s], *x0 = S.X0.data() + S.xoff[s];
+    if (std::find(bad.begin(), bad.end(), s) != bad.end()) {
+      ok = ok && !memcmp(x, x0, (size_t)ldx * S.nrhs * sizeof(T));
+      continue;
+    }
+    for (int c = 0; c < S.nrhs; c++)
+      for (int i = n; i < ldx; i++) ok = ok && x[i + c * ldx] == (T)kSentinel;
+    *worst = std::max(*worst, col_err(n, S.nrhs, x, ldx, S.R.data() + S.rof[s], n));
+  }
+  return ok && *worst <= trsv_tol_ref<T>();
+}
+
+// Host solve (and --cuda device solve, compared with the host result) of S; expect status
+// `want` naming system `wsys` (row `wrow` when >= 0); systems in `bad` untouched.
+template <class T>
+static void run_tb(const BatchT<T> &S, const char *kind, sg_status want = SG_OK, long long wsys = -1, long long wrow = -1,
+                   const std::vector<long long> &bad = {})
+{
+  char tag[160];
+  snprintf(tag, sizeof tag, "batch %s %-6s nb=%lld n<=%d nrhs=%d %s", op_name(S.uplo, S.trans, S.diag), pname<T>(), S.nb(), S.nmax, S.nrhs, kind);
+  std::vector<T>            X = S.X0;
+  std::vector<const void *> ap;
+  std::vector<void *>       xp;
+  sg_trsv_batch             D = tb_desc(S, ap, xp, S.A.data(), X.data());
+  sg_report                 rep;
+  sg_status                 st = sg_trsv_batch_solve_host(g_hctx, &D, 0.0, &rep);
+  double                    eh;
+  const bool rep_ok = st == want && rep.status == st && (want == SG_OK || (rep.system == wsys && rep.msg[0] && (wrow < 0 || rep.row == wrow)));
+  bool       ok     = rep_ok && tb_check(S, X, bad, &eh);
+  CHECK(ok, "host %s: %s system %lld row %lld (want %s system %lld row %lld) err %.3g: %s", tag, sg_status_string(st), rep.system, rep.row,
+        sg_status_string(want), wsys, wrow, eh, rep.msg);
+  printf("%s host %s -> %s err=%.2e%s%s\n", ok ? "ok  " : "FAIL", tag, sg_status_string(st), eh, rep.msg[0] ? ": " : "", rep.msg);
+#ifdef SG_HAVE_CUDA
+  if (!g_cuda) return;
+  Dev<T> dA(S.A.size() ? S.A : std::vector<T>(1)), dX(S.X0);
+  sg_trsv_batch DD = tb_desc(S, ap, xp, dA.p, dX.p);
+  Dev<const void *> dap(ap);
+  Dev<void *>       dxp(xp);
+  Dev<int>          dnv(S.nv), dla(S.ldav), dlx(S.ldxv);
+  DD.A = dap.p; DD.X = dxp.p;
+  if (S.var) { DD.nv = dnv.p; DD.ldav = dla.p; DD.ldxv = dlx.p; }
+  sg_report drep;
+  st = sg_trsv_batch_solve_cuda(g_cctx, &DD, 0.0, &drep);
+  const std::vector<T> xd = dX.get();
+  double               ed, edh = 0;
+  for (long long s = 0; s < S.nb(); s++)
+    edh = std::max(edh, col_err(S.nv[s], S.nrhs, xd.data() + S.xoff[s], S.ldxv[s], X.data() + S.xoff[s], S.ldxv[s]));
+  const bool drep_ok = st == want && drep.status == st && (want == SG_OK || (drep.system == wsys && drep.msg[0] && (wrow < 0 || drep.row == wrow)));
+  ok = drep_ok && tb_check(S, xd, bad, &ed) && edh <= trsv_tol_dev<T>();
+  CHECK(ok, "cuda %s: %s system %lld row %lld (want %s system %lld) err %.3g vs host %.3g: %s", tag, sg_status_string(st), drep.system, drep.row,
+        sg_status_string(want), wsys, ed, edh, drep.msg);
+  printf("%s cuda %s -> %s err=%.2e vs-host=%.2e\n", ok ? "ok  " : "FAIL", tag, sg_status_string(st), ed, edh);
+#endif
+}
+
+template <class T> static void batch_sweep(bool quick)
+{
+  std::mt19937_64 rng(99 + sizeof(T));
+  const std::vector<int> ns = quick ? std::vector<int>{1, 7, 64} : std::vector<int>{1, 7, 32, 100, 257, 512};
+  for (sg_uplo u : kUplo)
+    for (sg_trans t : kTrans)
+      for (sg_diag d : kDiag)
+        for (int nrhs : {1, 4}) {
+          for (int n : ns) {
+            const long long nb = n >= 257 ? 3 : (n >= 100 ? 9 : 37);
+            run_tb(make_tb<T>(u, t, d, nb, n, nrhs, false, rng), "uniform");
+          }
+          run_tb(make_tb<T>(u, t, d, 23, quick ? 40 : 512, nrhs, true, rng), "variable (incl. n=0)");
+        }
+  // one bad system among good ones: zero diagonal in systems 5 (row 11) and 7 (row 2)
+  for (sg_uplo u : kUplo)
+    for (sg_trans t : kTrans) {
+      BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, 37, 2, false, rng);
+      S.A[S.aoff[5] + 11 + 11 * (size_t)S.lda] = 0;
+      S.A[S.aoff[7] + 2 + 2 * (size_t)S.lda]   = 0;
+      run_tb(S, "zero diag in systems 5, 7", SG_ERR_ZERO_PIVOT, 5, 11, {5, 7});
+    }
+  // Inf diagonal (system 4) before a NaN diagonal (system 6): NONFINITE naming system 4
+  {
+    BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, 20, 1, false, rng);
+    S.A[S.aoff[4] + 3 + 3 * (size_t)S.lda] = (T)INFINITY;
+    S.A[S.aoff[6] + 1 + 1 * (size_t)S.lda] = (T)NAN;
+    run_tb(S, "Inf diag sys 4, NaN diag sys 6", SG_ERR_NONFINITE, 4, 3, {4, 6});
+  }
+  // per-system argument errors: that system untouched, the others solved
+  {
+    BatchT<T> S = make_tb<T>(SG_UPPER, SG_TRANS, SG_NONUNIT, 11, 30, 3, true, rng);
+    S.nv[3] = 31;  // > n: system 3 invalid (its arrays are those of a smaller system)
+    S.ldav[8] = S.nv[8] > 0 ? S.nv[8] - 1 : -1;
+    run_tb(S, "nv[3] > n, ldav[8] < nv[8]", SG_ERR_ARG, 3, -1, {3, 8});
+    S.nv[3] = -1;
+    run_tb(S, "nv[3] < 0, ldav[8] < nv[8]", SG_ERR_ARG, 3, -1, {3, 8});
+  }
+  // whole-batch argument errors
+  BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 3, 5, 1, false, rng);
+  std::vector<T>            X = S.X0;
+  std::vector<const void *> ap;
+  std::vector<void *>       xp;
+  const sg_trsv_batch       D0 = tb_desc(S, ap, xp, S.A.data(), X.data());
+  const char               *what[] = {"n = 0", "n = 513", "nrhs = 17", "nbatch = 0", "lda < n", "ldx < n", "A = NULL", "diag = 5"};
+  for (int k = 0; k < 8; k++) {
+    sg_trsv_batch D = D0;
+    if (k == 0) D.n = 0;
+    if (k == 1) D.n = SG_TRSV_BATCH_MAX_N + 1;
+    if (k == 2) D.nrhs = 17;
+    if (k == 3) D.nbatch = 0;
+    if (k == 4) D.lda = 4;
+    if (k == 5) D.ldx = 4;
+    if (k == 6) D.A = nullptr;
+    if (k == 7) D.diag = (sg_diag)5;
+    sg_report rep;
+    const sg_status st = sg_trsv_batch_solve_host(g_hctx, &D, 0.0, &rep);
+    const bool ok = st == SG_ERR_ARG && rep.msg[0] && same_bits(X, S.X0);
+    CHECK(ok, "batch %s %s: %s", what[k], pname<T>(), sg_status_string(st));
+    printf("%s host batch %-10s %-6s -> %s: %s\n", ok ? "ok  " : "FAIL", what[k], pname<T>(), sg_status_string(st), rep.msg);
+  }
+  sg_report rep;
+  double    err;
+  CHECK(sg_trsv_batch_solve(g_hctx, &D0, 0.0, &rep) == SG_OK && tb_check(S, X, {}, &err), "batch dispatcher on a host ctx");
+}
+
+int main(int argc, char **argv)
+{
+  bool quick;
+  if (const int rc = tri_test_init(argc, argv, &quick); rc >= 0) return rc;
+  sweep<double>(quick);
+  sweep<float>(quick);
+  bad_inputs<double>();
+  bad_inputs<float>();
+  batch_sweep<double>(quick);
+  batch_sweep<float>(quick);
+  return tri_test_finish("test_trsv", quick);
+}
