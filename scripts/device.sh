@@ -7,7 +7,8 @@
 #
 # remote steps (any of): env tests sanitize bench demo all
 #   env      : nvidia-smi, unpack, library check
-#   tests    : the whole ctest suite incl. GPU variants (GPU path checked against the host twin)
+#   tests    : the whole ctest suite incl. GPU variants (GPU path checked against the host twin;
+#              TESTS_REGEX=... selects a subset)
 #   sanitize : compute-sanitizer memcheck + racecheck on the GPU kernel tests (--quick)
 #   bench    : bench/tri and bench/trsv side by side (BENCHES="tri trsv", BENCH_ARGS_<family>;
 #              JSON to $OUT, copied back to bench/results by `fetch`)
@@ -77,7 +78,7 @@ step_env() {
 }
 step_tests() {
   say "ctest (host + GPU variants)"
-  (cd "$BUILD" && ctest --output-on-failure -j4 --timeout 300 -LE 'valgrind|install' 2>&1 | tee "$OUT/ctest.log" | tail -n 60) || true
+  (cd "$BUILD" && ctest --output-on-failure -j4 --timeout 300 -LE 'valgrind|install' -R "${TESTS_REGEX:-.}" 2>&1 | tee "$OUT/ctest.log" | tail -n 60) || true
 }
 step_sanitize() {
   for t in "$BUILD"/tests/test_*; do

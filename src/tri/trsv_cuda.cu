@@ -10,9 +10,9 @@
 // One system (Hogg's global-memory synchronised solve, extended):
 //  - work is split into jobs: block row I's off-diagonal tiles are cut into chunks of CT
 //    tiles; the last chunk plus the diagonal tile is the row's "owner" job, the others are
-//    "helper" jobs that write partial sums. Jobs get tickets in the order in which their
-//    inputs complete (owners first), so a job only ever waits for smaller tickets: no
-//    deadlock whatever the scheduler does, and no block row is a long serial stream.
+//    "helper" jobs that write partial sums (at most MAXH per row). Jobs take tickets row by
+//    row (build_jobs), so a job only ever waits for smaller tickets: no deadlock whatever the
+//    scheduler does, and no block row is one long serial stream.
 //  - tiles stream through a STAGES-deep cp.async ring in shared memory, issued before the
 //    solution pieces they multiply are known (prefetch independent of the dependencies).
 //  - readiness: owner I publishes flags[I] = epoch (release) after writing x_I; consumers
@@ -186,7 +186,18 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, T *ys, T *red
   T acc[K];
 #pragma unroll
   for (int k = 0; k < K; k++) acc[k] = T(0);
-  gemv<T, NB, G, K>(Dinv, ys, acc);
+  {  // acc = Dinv * ys over the lower triangle only: 0 * NaN in the upper part would spread a
+     // non-finite entry to rows that do not depend on it
+    constexpr int CPG = NB / G;
+    const int     r = threadIdx.x % NB, c0 = (threadIdx.x / NB) * CPG;
+#pragma unroll 8
+    for (int q = 0; q < CPG; q++)
+      if (c0 + q <= r) {
+        const T d = Dinv[(c0 + q) * (NB + 1) + r];
+#pragma unroll
+        for (int k = 0; k < K; k++) acc[k] = fma(d, ys[(c0 + q) * K + k], acc[k]);
+      }
+  }
   store_groups<T, NB, G, K>(red, acc);
   __syncthreads();
   const int rows = min(NB, V.n - I * NB);
@@ -346,15 +357,17 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
   }
 }
 
-// Job table: tickets in order of the last solution block each job needs; owners first.
+// Job table, in ticket order: row by row, a row's helpers before its owner. A job waits only
+// for owners of earlier rows and for helpers of its own row, all earlier tickets, so the
+// solve cannot deadlock; rows are started in the order the dependency chain reaches them,
+// so an owner has its diagonal block inverted and its chunk streamed before it is needed.
 void build_jobs(int nblk, int CT, std::vector<int> &jobs)
 {
   jobs.clear();
-  jobs.push_back((0 << 4) | 15);
-  for (int L = 0; L + 1 < nblk; L++) {
-    jobs.push_back(((L + 1) << 4) | 15);
-    if ((L + 1) % CT == 0)
-      for (int I = L + 2; I < nblk; I++) jobs.push_back((I << 4) | ((L + 1) / CT - 1));
+  for (int I = 0; I < nblk; I++) {
+    const int nch = (I + CT - 1) / CT;
+    for (int c = 0; c + 1 < nch; c++) jobs.push_back((I << 4) | c);
+    jobs.push_back((I << 4) | 15);
   }
 }
 
@@ -474,7 +487,7 @@ __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
   const long long sys = blockIdx.x;
   const int       n = a.nv ? a.nv[sys] : a.n, lda = a.ldav ? a.ldav[sys] : a.lda, ldx = a.ldxv ? a.ldxv[sys] : a.ldx;
   const int       tid = threadIdx.x;
-  if (n < 0 || n > a.n || lda < (n > 1 ? n : 1) || ldx < (n > 1 ? n : 1)) {
+  if (n < 0 || n > a.n || (n > 0 && (lda < n || ldx < n))) {
     if (tid == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, n, 0.0);
     return;
   }
