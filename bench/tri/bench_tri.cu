@@ -37,6 +37,10 @@
 extern "C" void dgtsv_(int *, int *, double *, double *, double *, double *, int *, int *);
 extern "C" void sgtsv_(int *, int *, float *, float *, float *, float *, int *, int *);
 
+#include "../common/bench_common.cuh"
+
+using namespace sg_bench;
+
 namespace {
 
 // ============================================================== options and globals
@@ -73,52 +77,20 @@ struct DevInfo {
   long long l2 = 0, mem = 0;
 } G;
 
-cudaStream_t g_stream = nullptr;
 cusparseHandle_t g_cs = nullptr;
 sg_ctx *g_ctx = nullptr;
 std::vector<cudaEvent_t> g_ev;
 void *g_flush = nullptr;
 size_t g_flush_bytes = 0;
 int *g_sink = nullptr;
-unsigned long long *g_scr = nullptr;  // residual kernel output: max|r|, max scale, #nonfinite
 double g_copy_gbps = NAN;
 int g_threads = 1;
-bool g_dead = false;
-std::string g_date, g_out;
 std::vector<Rec> g_recs;
 std::vector<Cross> g_cross;
 std::vector<std::string> g_fails;
 std::set<std::string> g_skips;
 
-std::string fmt(const char *f, ...)
-{
-  char buf[1024];
-  va_list ap;
-  va_start(ap, f);
-  vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-
 // ============================================================== error handling
-// After any CUDA error: clear it if it is not sticky, then probe the device. A sticky error
-// (illegal address, launch failure) leaves the context unusable: g_dead ends the run
-// gracefully (summary and JSON are still written).
-void probe_device()
-{
-  cudaGetLastError();
-  if (!g_scr || cudaMemsetAsync(g_scr, 0, 8, g_stream) != cudaSuccess || cudaStreamSynchronize(g_stream) != cudaSuccess) {
-    if (!g_dead) printf("!! the CUDA context is no longer usable: stopping the benchmark here\n");
-    g_dead = true;
-  }
-}
-bool cuda_ok(cudaError_t e, const char *what)
-{
-  if (e == cudaSuccess) return true;
-  printf("  CUDA error in %s: %s\n", what, cudaGetErrorString(e));
-  probe_device();
-  return false;
-}
 bool cs_ok(cusparseStatus_t s, const char *what)
 {
   if (s == CUSPARSE_STATUS_SUCCESS) return true;
@@ -126,35 +98,7 @@ bool cs_ok(cusparseStatus_t s, const char *what)
   probe_device();
   return false;
 }
-#define CK(x) cuda_ok((x), #x)
 #define CS(x) cs_ok((x), #x)
-
-// Device buffer that frees itself; alloc() reports failure instead of throwing.
-struct DBuf {
-  void *p = nullptr;
-  DBuf() = default;
-  DBuf(const DBuf &) = delete;
-  DBuf &operator=(const DBuf &) = delete;
-  ~DBuf() { reset(); }
-  void reset()
-  {
-    if (p) cudaFree(p);
-    p = nullptr;
-  }
-  bool alloc(size_t bytes, const char *what)
-  {
-    reset();
-    cudaError_t e = cudaMalloc(&p, std::max<size_t>(bytes, 16));
-    if (e != cudaSuccess) {
-      p = nullptr;
-      cudaGetLastError();
-      printf("  cannot allocate %.1f MB of device memory for %s: %s\n", bytes / 1e6, what, cudaGetErrorString(e));
-      return false;
-    }
-    return true;
-  }
-  template <class T> T *as() const { return (T *)p; }
-};
 
 // ============================================================== host helpers
 template <class F> void parallel_for(long long n, int nth, F f)  // f(lo, hi)
@@ -238,14 +182,6 @@ struct Refs {  // reference solutions of sampled systems (all of them for single
   std::vector<std::vector<double>> x;
   bool ok = true;
 };
-
-double median(std::vector<double> v)
-{
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // ============================================================== device kernels
 // Read-only pass over a buffer of 2x L2: evicts the previous run's data (clean lines only,
@@ -428,11 +364,6 @@ struct Shape {
 const char *alg_name(sg_tri_alg a)
 {
   const char *s = sg_tri_alg_name(a);
-  return s ? s : "?";
-}
-const char *status_name(sg_status st)
-{
-  const char *s = sg_status_string(st);
   return s ? s : "?";
 }
 const char *prec_name(sg_precision p) { return p == SG_REAL64 ? "fp64" : "fp32"; }
@@ -771,23 +702,6 @@ template <class T> void run_single_family()
 }
 
 // ============================================================== output
-std::string jstr(const std::string &s)
-{
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if ((unsigned char)c < 0x20) o += fmt("\\u%04x", c);
-    else o += c;
-  }
-  return o + "\"";
-}
-std::string jnum(double v) { return std::isfinite(v) ? fmt("%.6g", v) : "null"; }
-
-void mkdir_p(const std::string &path)
-{
-  for (size_t i = 1; i <= path.size(); i++)
-    if (i == path.size() || path[i] == '/') mkdir(path.substr(0, i).c_str(), 0775);
-}
 
 void save_json()
 {
@@ -940,13 +854,8 @@ void print_summary()
 // ============================================================== setup, options, main
 bool setup()
 {
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
-    printf("no CUDA device: %s\n", cudaGetErrorString(cudaGetLastError()));
-    return false;
-  }
   cudaDeviceProp p;
-  if (!CK(cudaGetDeviceProperties(&p, 0))) return false;
+  if (!device_props(p)) return false;
   G.name = p.name, G.sms = p.multiProcessorCount, G.l2 = p.l2CacheSize, G.mem = (long long)p.totalGlobalMem;
   G.ccmaj = p.major, G.ccmin = p.minor;
   cudaRuntimeGetVersion(&G.rt);
@@ -1075,12 +984,7 @@ int main(int argc, char **argv)
     teardown();
     return 1;
   }
-  time_t now = time(nullptr);
-  struct tm tu;
-  gmtime_r(&now, &tu);
-  char d[32];
-  strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tu);
-  g_date = d;
+  g_date = utc_now();
   g_out = O.out;
   if (g_out.empty()) {
     std::string dev = G.name;

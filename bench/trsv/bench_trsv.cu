@@ -41,6 +41,10 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "../common/bench_common.cuh"
+
+using namespace sg_bench;
+
 namespace {
 
 // ============================================================== options and globals
@@ -87,50 +91,14 @@ struct DevInfo {
   long long l2 = 0, mem = 0;
 } G;
 
-cudaStream_t g_stream = nullptr;
 cublasHandle_t g_cb = nullptr;
 sg_ctx *g_ctx = nullptr;
 cudaEvent_t g_ev0 = nullptr, g_ev1 = nullptr;
-unsigned long long *g_scr = nullptr;  // check kernels' output: max bwd / max |r|, max scale, #nonfinite
 double g_copy_gbps = NAN, g_copy_median = NAN;
-bool g_dead = false;
-std::string g_date, g_out;
 std::vector<Rec> g_recs;
 std::vector<std::string> g_fails, g_skips;
 
-std::string fmt(const char *f, ...)
-{
-  char buf[1024];
-  va_list ap;
-  va_start(ap, f);
-  vsnprintf(buf, sizeof buf, f, ap);
-  va_end(ap);
-  return buf;
-}
-const char *status_name(sg_status st)
-{
-  const char *s = sg_status_string(st);
-  return s ? s : "?";
-}
-
 // ============================================================== error handling
-// After any CUDA error: clear it if it is not sticky, then probe the device. A sticky error
-// leaves the context unusable: g_dead ends the run (summary and JSON are still written).
-void probe_device()
-{
-  cudaGetLastError();
-  if (!g_scr || cudaMemsetAsync(g_scr, 0, 8, g_stream) != cudaSuccess || cudaStreamSynchronize(g_stream) != cudaSuccess) {
-    if (!g_dead) printf("!! the CUDA context is no longer usable: stopping the benchmark here\n");
-    g_dead = true;
-  }
-}
-bool cuda_ok(cudaError_t e, const char *what)
-{
-  if (e == cudaSuccess) return true;
-  printf("  CUDA error in %s: %s\n", what, cudaGetErrorString(e));
-  probe_device();
-  return false;
-}
 bool cb_ok(cublasStatus_t s, const char *what)
 {
   if (s == CUBLAS_STATUS_SUCCESS) return true;
@@ -138,37 +106,7 @@ bool cb_ok(cublasStatus_t s, const char *what)
   probe_device();
   return false;
 }
-#define CK(x) cuda_ok((x), #x)
 #define CB(x) cb_ok((x), #x)
-
-// Device buffer that frees itself; alloc() reports failure instead of throwing.
-struct DBuf {
-  void *p = nullptr;
-  size_t bytes = 0;
-  DBuf() = default;
-  DBuf(const DBuf &) = delete;
-  DBuf &operator=(const DBuf &) = delete;
-  ~DBuf() { reset(); }
-  void reset()
-  {
-    if (p) cudaFree(p);
-    p = nullptr, bytes = 0;
-  }
-  bool alloc(size_t b, const char *what)
-  {
-    reset();
-    cudaError_t e = cudaMalloc(&p, std::max<size_t>(b, 16));
-    if (e != cudaSuccess) {
-      p = nullptr;
-      cudaGetLastError();
-      printf("  cannot allocate %.1f MB of device memory for %s: %s\n", b / MB, what, cudaGetErrorString(e));
-      return false;
-    }
-    bytes = b;
-    return true;
-  }
-  template <class T> T *as() const { return (T *)p; }
-};
 
 double free_bytes()
 {
@@ -180,14 +118,6 @@ double free_bytes()
   return (double)fr;
 }
 const double MEM_MARGIN = 1.5e9;  // left free for cuBLAS / StructGPU workspaces and the check buffers
-
-double median(std::vector<double> v)
-{
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // ============================================================== data (device-generated)
 __host__ __device__ inline uint64_t mix64(uint64_t z)
@@ -941,22 +871,6 @@ template <class T> void run_batched(int n, bool variable, const std::vector<int>
 }
 
 // ============================================================== output
-std::string jstr(const std::string &s)
-{
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
-    else if ((unsigned char)c < 0x20) o += fmt("\\u%04x", c);
-    else o += c;
-  }
-  return o + "\"";
-}
-std::string jnum(double v) { return std::isfinite(v) ? fmt("%.6g", v) : "null"; }
-void mkdir_p(const std::string &path)
-{
-  for (size_t i = 1; i <= path.size(); i++)
-    if (i == path.size() || path[i] == '/') mkdir(path.substr(0, i).c_str(), 0775);
-}
 std::string jlist(const std::vector<long long> &v)
 {
   std::string s;
@@ -1108,13 +1022,8 @@ void print_summary()
 // ============================================================== setup, options, main
 bool setup()
 {
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
-    printf("no CUDA device: %s\n", cudaGetErrorString(cudaGetLastError()));
-    return false;
-  }
   cudaDeviceProp p;
-  if (!CK(cudaGetDeviceProperties(&p, 0))) return false;
+  if (!device_props(p)) return false;
   G.name = p.name, G.sms = p.multiProcessorCount, G.l2 = p.l2CacheSize, G.mem = (long long)p.totalGlobalMem;
   G.ccmaj = p.major, G.ccmin = p.minor;
   cudaRuntimeGetVersion(&G.rt);
@@ -1278,12 +1187,7 @@ int main(int argc, char **argv)
     teardown();
     return 1;
   }
-  time_t now = time(nullptr);
-  struct tm tu;
-  gmtime_r(&now, &tu);
-  char d[32];
-  strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%SZ", &tu);
-  g_date = d;
+  g_date = utc_now();
   g_out = O.out;
   if (g_out.empty()) {
     std::string dev = G.name;
