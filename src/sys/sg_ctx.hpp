@@ -24,7 +24,7 @@ struct sg_ctx_s {
   // trsv (src/tri/trsv_cuda.cu): call counter ("epoch") that tags the ready flags of one
   // solve, and the shape whose job table is cached in the trsv table slot.
   unsigned   trsv_epoch;
-  long long  trsv_table_key;
+  long long  trsv_table_key, trsv_table_jobs;
   // deferred breakdown checks (sg_ctx_set_deferred): the formatter of the family whose
   // kernels may have recorded a failure since the last sg_ctx_check (sg_fail_fn), or NULL
   int        deferred;
@@ -57,6 +57,9 @@ SG_HD bool sg_bad_pivot(T a, T b, T c, T tol)
 template <class T> SG_HD T sg_default_pivtol() { return sizeof(T) == 8 ? (T)2.220446049250313e-14 : (T)1.1920929e-5; }
 
 #if defined(SG_HAVE_CUDA)
+// SG_ERR_ARG unless p is device-accessible memory (defined in sg_ctx_cuda.cu; declared here
+// so that plain C++ prologues can check CUDA-path pointers).
+sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep);
 // Device-side breakdown record: the first failure (smallest system, then row) wins.
 struct sg_dev_report {
   unsigned long long key;  // (status << 60) | (system << 24 ... ) packed by sg_dev_flag; ~0ull = no failure

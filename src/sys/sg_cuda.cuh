@@ -17,8 +17,6 @@ __device__ __forceinline__ void sg_dev_flag(sg_dev_report *r, int cls, long long
 
 // CUDA error -> SG_ERR_DEVICE with "what: cudaGetErrorString" in rep (clears the error).
 sg_status sg_cuda_check(cudaError_t e, sg_report *rep, const char *what);
-// SG_ERR_ARG unless p is device-accessible memory (device, managed or mapped pinned host).
-sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep);
 // Before a launch: clear the device report (async on the ctx stream).
 sg_status sg_dev_report_reset(sg_ctx *ctx, sg_report *rep);
 // After a launch: check the launch, copy the report back (synchronises the ctx stream) and

@@ -122,7 +122,7 @@ PetscErrorCode SGScalarPrecision(sg_precision *prec)
 {
   PetscFunctionBegin;
 #if defined(PETSC_USE_COMPLEX)
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "StructGPU tridiagonal solvers support real scalars only (PETSc was configured with complex scalars)");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "StructGPU solvers support real scalars only (PETSc was configured with complex scalars)");
 #elif defined(PETSC_USE_REAL_DOUBLE)
   *prec = SG_REAL64;
 #elif defined(PETSC_USE_REAL_SINGLE)

@@ -3,6 +3,7 @@
 #pragma once
 #include <petscsys.h>
 #include <petscdevicetypes.h>
+#include <petscvec.h> /* VECCUDA, ... */
 #include "structgpu/tri_kernels.h"
 
 /* log events registered by StructGPUInitializePackage() */
@@ -41,6 +42,6 @@ static inline PetscBool SGVecTypeCUDA(const char vt[])
 {
   PetscBool flg = PETSC_FALSE;
 
-  if (vt && PetscStrcmpAny(vt, &flg, "cuda", "seqcuda", "mpicuda", "") != PETSC_SUCCESS) return PETSC_FALSE;
+  if (vt && PetscStrcmpAny(vt, &flg, VECCUDA, VECSEQCUDA, VECMPICUDA, "") != PETSC_SUCCESS) return PETSC_FALSE;
   return flg;
 }

@@ -5,11 +5,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(SG_HAVE_CUDA)
-// from sys/sg_cuda.cuh (a CUDA header; this file is plain C++)
-sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep);
-#endif
-
 namespace {
 // An enum field as the int the C caller stored (a C caller may store any int: read it
 // without loading an out-of-range C++ enum value).

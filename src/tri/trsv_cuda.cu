@@ -91,14 +91,17 @@ __device__ __forceinline__ void load_tile(T *S, const View<T> &V, int I, int J, 
 
 // Thread (r, g) = (tid % NB, tid / NB) of a CTA of NB*G threads works on row r of a tile and
 // the g-th of G column groups.
-// acc[k] += sum over this thread's column group of S(r, c) * xs[c*K + k]
-template <class T, int NB, int G, int K>
+// acc[k] += sum over this thread's column group of S(r, c) * xs[c*K + k]; LOWER: only c <= r
+// (for the inverted diagonal block: 0 * NaN in its upper part would spread a non-finite
+// entry to rows that do not depend on it)
+template <class T, int NB, int G, int K, bool LOWER = false>
 __device__ __forceinline__ void gemv(const T *S, const T *xs, T (&acc)[K])
 {
   constexpr int LDS = NB + 1, CPG = NB / G;
   const int     r = threadIdx.x % NB, c0 = (threadIdx.x / NB) * CPG;
 #pragma unroll 8
   for (int q = 0; q < CPG; q++) {
+    if (LOWER && c0 + q > r) continue;
     const T a = S[(c0 + q) * LDS + r];
 #pragma unroll
     for (int k = 0; k < K; k++) acc[k] = fma(a, xs[(c0 + q) * K + k], acc[k]);
@@ -186,18 +189,7 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, T *ys, T *red
   T acc[K];
 #pragma unroll
   for (int k = 0; k < K; k++) acc[k] = T(0);
-  {  // acc = Dinv * ys over the lower triangle only: 0 * NaN in the upper part would spread a
-     // non-finite entry to rows that do not depend on it
-    constexpr int CPG = NB / G;
-    const int     r = threadIdx.x % NB, c0 = (threadIdx.x / NB) * CPG;
-#pragma unroll 8
-    for (int q = 0; q < CPG; q++)
-      if (c0 + q <= r) {
-        const T d = Dinv[(c0 + q) * (NB + 1) + r];
-#pragma unroll
-        for (int k = 0; k < K; k++) acc[k] = fma(d, ys[(c0 + q) * K + k], acc[k]);
-      }
-  }
+  gemv<T, NB, G, K, true>(Dinv, ys, acc);
   store_groups<T, NB, G, K>(red, acc);
   __syncthreads();
   const int rows = min(NB, V.n - I * NB);
@@ -403,20 +395,22 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     if ((st = sg_cuda_check(cudaMemsetAsync(ctl, 0, ctx->work_bytes[SG_SLOT_TRSV_CTL], sg_stream(ctx)), rep, "clearing trsv flags")) != SG_OK) return st;
     ctx->trsv_epoch = 1;
   }
+  // job table: rebuilt and uploaded only when the shape (nblk, CT) changes
   const long long key = (long long)nblk * 4096 + CT;
-  std::vector<int> jobs;
-  build_jobs(nblk, CT, jobs);
-  int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-  if (!djobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
-  if (key != ctx->trsv_table_key || djobs != ctx->work[SG_SLOT_TRSV_TABLE]) {
+  if (key != ctx->trsv_table_key) {
+    std::vector<int> jobs;
+    build_jobs(nblk, CT, jobs);
     // the pinned staging buffer may still feed an earlier upload: wait before reusing it
     if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
+    int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
     int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-    if (!hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
+    if (!djobs || !hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
     std::copy(jobs.begin(), jobs.end(), hjobs);
     if ((st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
-    ctx->trsv_table_key = key;
+    ctx->trsv_table_key  = key;
+    ctx->trsv_table_jobs = (long long)jobs.size();
   }
+  const int *djobs = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   T *part = nullptr;
   if (nblk > CT) {
     const size_t pb = (size_t)nblk * MAXH * K * NB1 * sizeof(T);
@@ -446,7 +440,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     attr = true;
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
-  trsv_one_kernel<T, K><<<(unsigned)jobs.size(), NT1, smem, sg_stream(ctx)>>>(a);
+  trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
     ctx->trsv_table_key = -1;

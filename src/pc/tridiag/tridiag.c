@@ -86,14 +86,6 @@ PetscErrorCode SGTriSetFromOptions(SGTri *t, PetscOptionItems PetscOptionsObject
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool SGVecTypeIsCUDA(VecType vt)
-{
-  PetscBool flg = PETSC_FALSE;
-
-  if (vt && PetscStrcmpAny(vt, &flg, VECCUDA, VECSEQCUDA, VECMPICUDA, "") != PETSC_SUCCESS) return PETSC_FALSE;
-  return flg;
-}
-
 /* Make the coefficients available in device memory (in-place conversion of the Vec to
    VECSEQCUDA, then one upload; PETSc logs the copy with PetscLogCpuToGpu). */
 static PetscErrorCode SGTriUpload(SGTri *t)
@@ -344,7 +336,7 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
 
   /* coefficients go to the device now when the operator's vectors live there */
   PetscCall(MatGetVecType(P ? P : A, &vt));
-  if (SGVecTypeIsCUDA(vt) && !(t->mode == PC_TRIDIAG_LINES && t->exact)) t->want_device = PETSC_TRUE; /* lines exact: host only */
+  if (SGVecTypeCUDA(vt) && !(t->mode == PC_TRIDIAG_LINES && t->exact)) t->want_device = PETSC_TRUE; /* lines exact: host only */
   if (t->want_device && t->n) PetscCall(SGTriUpload(t));
 
   {
