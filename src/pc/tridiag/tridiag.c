@@ -30,6 +30,19 @@ PetscErrorCode SGTriCreate(PC pc, SGTri **tp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode SGTriDestroySpikes(SGTri *t)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatDestroy(&t->spk[k]));
+    PetscCall(MatDestroy(&t->ends[k]));
+    PetscCall(VecDestroy(&t->yend[k]));
+    PetscCall(VecDestroy(&t->xnb[k]));
+  }
+  PetscCall(PetscFree(t->spkend));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SGTriReset(SGTri *t)
 {
   PetscFunctionBegin;
@@ -38,7 +51,7 @@ PetscErrorCode SGTriReset(SGTri *t)
   PetscCall(VecDestroy(&t->coef));
   PetscCall(PetscFree4(t->kr, t->cnt, t->dsp, t->wrank));
   PetscCall(PetscFree3(t->ibuf, t->isys, t->isend));
-  PetscCall(PetscFree(t->lbuf));
+  PetscCall(SGTriDestroySpikes(t));
   if (t->lcomm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&t->lcomm));
   PetscCall(SGCtxCacheDestroy(&t->ctxs));
   t->Aid = 0;
@@ -152,7 +165,7 @@ static PetscErrorCode SGTriSetUpLines(SGTri *t, DM da, PetscInt M)
   t->prevstart = t->nextstart = -1;
   t->prevlen = t->nextlen = 0;
   if (t->lcomm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&t->lcomm));
-  PetscCall(PetscFree(t->lbuf));
+  PetscCall(SGTriDestroySpikes(t));
   if (t->exact) { /* the ranks of a line: same process coordinates in the other directions */
     const PetscInt *lx[3] = {NULL, NULL, NULL}, *ranges;
     PetscInt        np[3], pc[3], stride, d = t->dir;
@@ -169,7 +182,6 @@ static PetscErrorCode SGTriSetUpLines(SGTri *t, DM da, PetscInt M)
     if (pc[d] > 0) t->prevstart = ranges[rank - stride], t->prevlen = lx[d][pc[d] - 1];
     if (pc[d] < np[d] - 1) t->nextstart = ranges[rank + stride], t->nextlen = lx[d][pc[d] + 1];
     PetscCallMPI(MPI_Comm_split(PetscObjectComm((PetscObject)da), (PetscMPIInt)(d == 0 ? pc[1] + np[1] * pc[2] : (d == 1 ? pc[0] + np[0] * pc[2] : pc[0] + np[0] * pc[1])), (PetscMPIInt)pc[d], &t->lcomm));
-    PetscCall(PetscMalloc1(5 * t->linelen + 1, &t->lbuf));
     PetscCall(SGTriSetUpInterface(t, t->lcomm, PetscMin(t->linelen, 2), t->nlines));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -275,6 +287,9 @@ static PetscErrorCode SGTriSetUpInterface(SGTri *t, MPI_Comm comm, PetscInt k, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode SGTriSetUpSpikes(SGTri *);
+static PetscErrorCode SGTriWhere(SGTri *, const sg_report *, PetscBool, char[], size_t);
+
 PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
 {
   MPI_Comm         comm = PetscObjectComm((PetscObject)A);
@@ -333,10 +348,11 @@ PetscErrorCode SGTriSetUp(SGTri *t, Mat A, Mat P, DM da)
     PetscCall(SGAgree(comm, t->box[0] * t->box[1] * t->box[2] != m ? PETSC_ERR_ARG_SIZ : PETSC_SUCCESS, msg));
   } else if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSetUpInterface(t, comm, PetscMin(t->n, 2), 1));
   PetscCall(SGTriExtract(t, A));
+  if (t->mode == PC_TRIDIAG_LINES && t->exact) PetscCall(SGTriSetUpSpikes(t));
 
   /* coefficients go to the device now when the operator's vectors live there */
   PetscCall(MatGetVecType(P ? P : A, &vt));
-  if (SGVecTypeCUDA(vt) && !(t->mode == PC_TRIDIAG_LINES && t->exact)) t->want_device = PETSC_TRUE; /* lines exact: host only */
+  if (SGVecTypeCUDA(vt)) t->want_device = PETSC_TRUE;
   if (t->want_device && t->n) PetscCall(SGTriUpload(t));
 
   {
@@ -462,60 +478,192 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* LINES exact: copy segment l of the coefficients and of b into t->lbuf (dl | d | du | b) */
-static void SGTriGatherLine(SGTri *t, PetscInt l, const PetscScalar *c, const PetscScalar *b)
+/* LINES and LOCAL: the systems of the local rows with the couplings to other ranks dropped
+   (LINES: every line segment of the box, one batched solve per plane; LOCAL: one system). */
+static PetscErrorCode SGTriSolveBatched(SGTri *t, sg_ctx *ctx, const PetscScalar *c, const PetscScalar *b, PetscScalar *xo, sg_status *st, sg_report *rep)
 {
-  const PetscInt n = t->linelen;
+  sg_tri_batch B;
 
-  for (PetscInt p = 0; p < n; p++) {
-    const PetscInt r = SGTriLineRow(t, l, p);
+  PetscFunctionBegin;
+  B.prec   = t->prec;
+  B.layout = t->mode == PC_TRIDIAG_LINES ? t->layout : SG_TRI_CONTIGUOUS;
+  B.m      = t->mode == PC_TRIDIAG_LINES ? t->linelen : t->n;
+  B.nbatch = t->mode == PC_TRIDIAG_LINES ? t->nbatch : 1;
+  B.ld     = t->mode == PC_TRIDIAG_LINES ? t->ld : t->n;
+  for (PetscInt p = 0; p < (t->mode == PC_TRIDIAG_LINES ? t->nplanes : 1) && *st == SG_OK; p++) {
+    PetscInt o = p * t->planestride;
 
-    t->lbuf[p]         = c[r];
-    t->lbuf[n + p]     = c[t->n + r];
-    t->lbuf[2 * n + p] = c[2 * t->n + r];
-    t->lbuf[3 * n + p] = b[r];
+    B.dl = c + o;
+    B.d  = c + t->n + o;
+    B.du = c + 2 * t->n + o;
+    B.b  = b + o;
+    B.x  = xo + o;
+    *st  = sg_tri_batch_solve(ctx, t->alg, &B, t->pivtol, rep);
+    if (*st != SG_OK) rep->system += p * t->nbatch; /* system numbers over all planes */
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* LINES exact, on the host (c, b, x host arrays): each line segment is gathered, reduced to its
-   interface equations, all segments' equations are exchanged in one MPI_Allgatherv over the
-   ranks of the lines (t->lcomm), each line's interface system is solved, then each segment with
-   its neighbour values. *who: the failing rank in A's communicator, -1 none; rep->system = line. */
-static PetscErrorCode SGTriSolveLinesExact(SGTri *t, sg_ctx *ctx, const PetscScalar *c, const PetscScalar *b, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who, PetscBool *iniface)
+/* LINES exact over more than one rank: SPIKE with half-bandwidth 1. With the couplings to the
+   neighbouring ranks dropped, a segment's solution is y = A_loc^{-1} b (SGTriSolveBatched); the
+   exact one is x = y - x_prev v - x_next w with the spikes v = A_loc^{-1}(dl_first e_first) and
+   w = A_loc^{-1}(du_last e_last), where x_prev, x_next are the neighbours' unknowns across the rank
+   boundary. The spikes depend on the operator only, so they are computed here, once per
+   extraction, on the host: two batched solves of the same local lines. Stored as
+     S (n x 2 nlines): row r of line l holds v_r in column 2l and w_r in column 2l+1,
+     G (2 nlines x n): picks the first and last row of every segment,
+   so that a PCApply is the batched solve, G y, one exchange of 2 interface equations per
+   segment and y += S (-x_prev, -x_next): AIJ (host) or AIJCUSPARSE (device vectors) products,
+   no per-line loop over the rows. */
+static PetscErrorCode SGTriSetUpSpikes(SGTri *t)
 {
-  const PetscInt n = t->linelen;
-  PetscScalar   *ldl = t->lbuf, *ld = ldl + n, *ldu = ld + n, *lb = ldu + n, *lx = lb + n;
-  PetscMPIInt    rank, size, lwho;
+  const PetscInt     n = t->n, nl = t->nlines, len = t->linelen;
+  const PetscScalar *c;
+  PetscScalar       *e = NULL, *v = NULL;
+  PetscErrorCode     ierr;
+  sg_ctx            *ctx;
+  sg_status          st  = SG_OK;
+  sg_report          rep = {SG_OK, SG_TRI_AUTO, -1, -1, 0.0, ""};
+  PetscMPIInt        lsize;
+  char               where[160] = "";
+
+  PetscFunctionBegin;
+  PetscCall(SGTriDestroySpikes(t));
+  PetscCallMPI(MPI_Comm_size(t->lcomm, &lsize));
+  if (lsize == 1) PetscFunctionReturn(PETSC_SUCCESS); /* whole lines on this rank: y is exact */
+  if (n) {
+    PetscCall(PetscCalloc2(2 * n, &e, 2 * n, &v)); /* e_first dl | e_last du, then v | w */
+    PetscCall(VecGetArrayRead(t->coef, &c));
+    for (PetscInt l = 0; l < nl; l++) {
+      const PetscInt r0 = SGTriLineRow(t, l, 0), r1 = SGTriLineRow(t, l, len - 1);
+
+      e[r0]     = c[r0];
+      e[n + r1] = c[2 * n + r1];
+    }
+    PetscCall(SGGetCtx(&t->ctxs, PETSC_MEMTYPE_HOST, &ctx));
+    PetscCall(SGTriSolveBatched(t, ctx, c, e, v, &st, &rep));
+    PetscCall(SGTriSolveBatched(t, ctx, c, e + n, v + n, &st, &rep));
+    PetscCall(VecRestoreArrayRead(t->coef, &c));
+    if (st != SG_OK) PetscCall(SGTriWhere(t, &rep, PETSC_FALSE, where, sizeof(where)));
+  }
+  ierr = SGCheckStatusAll(PetscObjectComm((PetscObject)t->A), st, &rep, where); /* every rank stops together */
+  if (ierr && n) PetscCall(PetscFree2(e, v));
+  PetscCall(ierr);
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, 2 * nl, 2, NULL, &t->spk[0]));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 2 * nl, n, 1, NULL, &t->ends[0]));
+  PetscCall(PetscMalloc1(4 * nl, &t->spkend));
+  for (PetscInt l = 0; l < nl; l++) {
+    const PetscInt r0 = SGTriLineRow(t, l, 0), r1 = SGTriLineRow(t, l, len - 1), cols[2] = {2 * l, 2 * l + 1};
+
+    for (PetscInt p = 0; p < len; p++) {
+      const PetscInt    r     = SGTriLineRow(t, l, p);
+      const PetscScalar vw[2] = {v[r], v[n + r]};
+
+      PetscCall(MatSetValues(t->spk[0], 1, &r, 2, cols, vw, INSERT_VALUES));
+    }
+    PetscCall(MatSetValue(t->ends[0], 2 * l, r0, 1.0, INSERT_VALUES));
+    PetscCall(MatSetValue(t->ends[0], 2 * l + 1, r1, 1.0, INSERT_VALUES));
+    t->spkend[4 * l]     = v[r0];
+    t->spkend[4 * l + 1] = v[r1];
+    t->spkend[4 * l + 2] = v[n + r0];
+    t->spkend[4 * l + 3] = v[n + r1];
+  }
+  for (int k = 0; k < 2; k++) {
+    Mat M = k ? t->ends[0] : t->spk[0];
+
+    PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(MatCreateVecs(t->ends[0], NULL, &t->yend[0]));
+  PetscCall(MatCreateVecs(t->spk[0], &t->xnb[0], NULL));
+  if (n) PetscCall(PetscFree2(e, v));
+  PetscCall(PetscInfo(t->pc, "%s: lines exact, %" PetscInt_FMT " segment spike pairs computed on the host (SPIKE, half-bandwidth 1)\n", t->name, nl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Interface equations of one segment (k = 1 or 2 of them, 4 values each: lower, diagonal, upper,
+   rhs over the line's interface unknowns f_0, l_0, f_1, l_1, ... = first and last unknown of each
+   segment) from its spike ends and the ends of y:
+     E_F: f + vf x_prev + wf x_next = yf,   E_L: l + vl x_prev + wl x_next = yl.
+   x_next (= f of the next segment) is eliminated from E_F and x_prev (= l of the previous one)
+   from E_L, which makes the interface system tridiagonal:
+     T1 = wl E_F - wf E_L: (vf wl - wf vl) x_prev + wl f - wf l = wl yf - wf yl
+     T2 = vf E_L - vl E_F: -vl f + vf l + (vf wl - vl wf) x_next = vf yl - vl yf
+   (E_F itself when the segment has no right coupling, E_L when it has no left one). */
+static void SGTriSpikeEquations(const PetscScalar s[4], PetscScalar yf, PetscScalar yl, int k, double *q)
+{
+  const PetscScalar vf = s[0], vl = s[1], wf = s[2], wl = s[3], cr = vf * wl - vl * wf;
+
+  if (k == 1) { /* one-point segment: f = l */
+    q[0] = (double)vf, q[1] = 1.0, q[2] = (double)wf, q[3] = (double)yf;
+    return;
+  }
+  if (wf == 0 && wl == 0) q[0] = (double)vf, q[1] = 1.0, q[2] = 0.0, q[3] = (double)yf;
+  else q[0] = (double)cr, q[1] = (double)wl, q[2] = (double)-wf, q[3] = (double)(wl * yf - wf * yl);
+  if (vf == 0 && vl == 0) q[4] = 0.0, q[5] = 1.0, q[6] = (double)wl, q[7] = (double)yl;
+  else q[4] = (double)-vl, q[5] = (double)vf, q[6] = (double)cr, q[7] = (double)(vf * yl - vl * yf);
+}
+
+/* LINES exact, after SGTriSolveBatched wrote y into x (host or device array, dev): exchange the
+   segments' interface equations over the ranks of the lines (one MPI_Allgatherv), solve each
+   line's interface system, then x += S (-x_prev, -x_next). *who: the failing rank in A's
+   communicator, -1 none; rep->system = line. */
+static PetscErrorCode SGTriLinesExactCorrect(SGTri *t, PetscBool dev, PetscScalar *x, sg_status *st, sg_report *rep, PetscMPIInt *who, PetscBool *iniface)
+{
+  const int   k = dev ? 1 : 0;
+  Vec         yw = NULL;
+  PetscMPIInt rank, lwho = -1;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(t->lcomm, &rank));
-  PetscCallMPI(MPI_Comm_size(t->lcomm, &size));
   *iniface = PETSC_FALSE;
-  for (PetscInt l = 0; l < t->nlines && n && *st == SG_OK; l++) {
-    SGTriGatherLine(t, l, c, b);
-    PetscCall(SGTriReduce(t, ctx, PETSC_FALSE, n, ldl, ld, ldu, lb, t->kr[rank], t->isend + 4 * t->kr[rank] * l, st, rep));
-    if (*st != SG_OK) rep->system = l;
+  if (!t->spk[0]) { /* the lines lie on this rank only */
+    *who = *st != SG_OK ? t->wrank[rank] : -1;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (dev && !t->spk[1]) {
+    PetscCall(MatConvert(t->spk[0], MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &t->spk[1]));
+    PetscCall(MatConvert(t->ends[0], MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &t->ends[1]));
+    PetscCall(MatCreateVecs(t->ends[1], NULL, &t->yend[1]));
+    PetscCall(MatCreateVecs(t->spk[1], &t->xnb[1], NULL));
+  }
+  if (t->n) {
+    if (dev) PetscCall(VecCreateSeqCUDAWithArray(PETSC_COMM_SELF, 1, t->n, x, &yw));
+    else PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, t->n, x, &yw));
+  }
+  if (*st == SG_OK && t->n) {
+    const PetscScalar *ye;
+    const int          kr = t->kr[rank];
+
+    PetscCall(MatMult(t->ends[k], yw, t->yend[k]));
+    PetscCall(VecGetArrayRead(t->yend[k], &ye));
+    for (PetscInt l = 0; l < t->nlines; l++) SGTriSpikeEquations(t->spkend + 4 * l, ye[2 * l], ye[2 * l + 1], kr, t->isend + 4 * kr * l);
+    PetscCall(VecRestoreArrayRead(t->yend[k], &ye));
   }
   PetscCall(PetscLogEventBegin(SG_TRI_Iface, t->A, 0, 0, 0));
   PetscCall(SGTriExchange(t, t->lcomm, st, &lwho));
-  PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
-  for (PetscInt l = 0; l < t->nlines && lwho < 0; l++) {
-    double xp, xn;
+  if (lwho < 0) {
+    PetscMPIInt  size;
+    PetscScalar *q;
 
-    PetscCall(SGTriIfaceSolve(t, l, rank, size, &xp, &xn, st, rep));
-    if (*st != SG_OK) {
-      lwho = rank, *iniface = PETSC_TRUE, rep->system = l;
-      break;
+    PetscCallMPI(MPI_Comm_size(t->lcomm, &size));
+    PetscCall(VecGetArrayWrite(t->xnb[k], &q));
+    for (PetscInt l = 0; l < t->nlines; l++) {
+      double xp, xn;
+
+      PetscCall(SGTriIfaceSolve(t, l, rank, size, &xp, &xn, st, rep));
+      if (*st != SG_OK) {
+        lwho = rank, *iniface = PETSC_TRUE, rep->system = l;
+        break;
+      }
+      q[2 * l]     = (PetscScalar)-xp;
+      q[2 * l + 1] = (PetscScalar)-xn;
     }
-    if (!n) continue;
-    SGTriGatherLine(t, l, c, b);
-    *st = sg_tri_block_solve(ctx, t->alg, t->prec, n, ldl, ld, ldu, lb, xp, xn, lx, t->pivtol, rep);
-    if (*st != SG_OK) {
-      lwho = rank, rep->system = l;
-      break;
-    }
-    for (PetscInt p = 0; p < n; p++) x[SGTriLineRow(t, l, p)] = lx[p];
+    PetscCall(VecRestoreArrayWrite(t->xnb[k], &q));
   }
+  PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
+  if (lwho < 0 && t->n) PetscCall(MatMultAdd(t->spk[k], t->xnb[k], yw, yw));
+  PetscCall(VecDestroy(&yw));
   *who = lwho < 0 ? -1 : t->wrank[lwho];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -566,13 +714,6 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
     PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Vectors in %s and %s memory: %s needs both in host memory or both in CUDA memory (no hidden copies are made)", PetscMemTypeToString(mtx), PetscMemTypeToString(mty), t->name);
   }
-  if (exactlines && PetscMemTypeDevice(mtx)) {
-    /* The exact across-rank line solve is verified on host vectors only: on CUDA vectors a GPU
-       run gave a wrong answer on a 1-rank periodic grid, so it is refused rather than risked. */
-    PetscCall(VecRestoreArrayReadAndMemType(x, &b));
-    PetscCall(VecRestoreArrayWriteAndMemType(y, &xo));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: -pc_tridiag_lines_exact supports host vectors only for now (vectors in %s memory); use host vectors, or lines cut at rank boundaries (-pc_tridiag_lines_exact 0) on the GPU", t->name, PetscMemTypeToString(mtx));
-  }
   dev = PetscMemTypeDevice(mtx); /* the kernels run on the device */
   PetscCall(SGGetCtx(&t->ctxs, dev ? mtx : PETSC_MEMTYPE_HOST, &ctx));
   if (dev && !t->want_device) {
@@ -586,29 +727,12 @@ PetscErrorCode SGTriApply(SGTri *t, Vec x, Vec y)
 
   PetscCall(PetscLogEventBegin(SG_TRI_Solve, t->A, x, y, 0));
   if (t->mode == PC_TRIDIAG_GLOBAL) PetscCall(SGTriSolveGlobal(t, ctx, dev, c, b, xo, &st, &rep, &who, &iniface));
-  else if (exactlines) PetscCall(SGTriSolveLinesExact(t, ctx, c, b, xo, &st, &rep, &who, &iniface));
   else if (t->n) {
-    sg_tri_batch B;
-
-    B.prec   = t->prec;
-    B.layout = t->mode == PC_TRIDIAG_LINES ? t->layout : SG_TRI_CONTIGUOUS;
-    B.m      = t->mode == PC_TRIDIAG_LINES ? t->linelen : t->n;
-    B.nbatch = t->mode == PC_TRIDIAG_LINES ? t->nbatch : 1;
-    B.ld     = t->mode == PC_TRIDIAG_LINES ? t->ld : t->n;
     if (dev) PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt p = 0; p < (t->mode == PC_TRIDIAG_LINES ? t->nplanes : 1) && st == SG_OK; p++) {
-      PetscInt o = p * t->planestride;
-
-      B.dl = c + o;
-      B.d  = c + t->n + o;
-      B.du = c + 2 * t->n + o;
-      B.b  = b + o;
-      B.x  = xo + o;
-      st   = sg_tri_batch_solve(ctx, t->alg, &B, t->pivtol, &rep);
-      if (st != SG_OK) rep.system += p * t->nbatch; /* system numbers over all planes */
-    }
+    PetscCall(SGTriSolveBatched(t, ctx, c, b, xo, &st, &rep));
     if (dev) PetscCall(PetscLogGpuTimeEnd());
   }
+  if (exactlines) PetscCall(SGTriLinesExactCorrect(t, dev, xo, &st, &rep, &who, &iniface)); /* collective over the ranks of the lines */
   if (dev) PetscCall(PetscLogGpuFlops(8.0 * t->n));
   else PetscCall(PetscLogFlops(8.0 * t->n));
   PetscCall(PetscLogEventEnd(SG_TRI_Solve, t->A, x, y, 0));
@@ -646,7 +770,7 @@ PetscErrorCode SGTriView(SGTri *t, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  if (t->mode == PC_TRIDIAG_LINES && t->exact) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines solved exactly across ranks (lines_exact: one MPI_Allgatherv of the segments' interface equations per apply)\n", SGDirName[t->dir], t->dir));
+  if (t->mode == PC_TRIDIAG_LINES && t->exact) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines solved exactly across ranks (lines_exact: batched local line solves, one MPI_Allgatherv of 2 interface equations per segment, spike correction y -= S (x_prev, x_next))\n", SGDirName[t->dir], t->dir));
   else if (t->mode == PC_TRIDIAG_LINES) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode lines, direction %c (%" PetscInt_FMT "): DMDA grid lines, cut at rank boundaries (block Jacobi across ranks)\n", SGDirName[t->dir], t->dir));
   else if (t->mode == PC_TRIDIAG_LOCAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  mode local: tridiagonal part of each rank's rows, couplings between ranks dropped (block Jacobi)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  mode global: exact solve with the tridiagonal part, all ranks coupled\n"));
@@ -823,9 +947,10 @@ PetscErrorCode PCTridiagSetDirection(PC pc, PetscInt dir)
    (global mode), the same restricted to each rank's rows (local mode, block Jacobi), or the entries
    coupling neighbouring grid points along one direction of a `DMDA` with dof 1 (lines mode; lines are
    cut at rank boundaries, so the preconditioner is block Jacobi across ranks, unless -pc_tridiag_lines_exact
-   is set: then every line is solved exactly across the ranks it crosses with the partitioned block method
-   of global mode, one MPI_Allgatherv per PCApply over the ranks sharing the lines, on the host kernels; it
-   needs host vectors for now: CUDA vectors give PETSC_ERR_SUP). Couplings across periodic boundaries are dropped. They are extracted at
+   is set: then every line is solved exactly across the ranks it crosses (SPIKE with half-bandwidth 1: the
+   batched local line solve, the spikes of every segment computed once at setup, one MPI_Allgatherv of 2
+   interface equations per segment per PCApply over the ranks sharing the lines, and a sparse spike
+   correction; host or CUDA vectors). Couplings across periodic boundaries are dropped. They are extracted at
    `PCSetUp()` with `MatGetRow()` (AIJ and BAIJ types, including `MATAIJCUSPARSE`) and re-extracted when
    the matrix changes.
 

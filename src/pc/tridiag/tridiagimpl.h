@@ -46,7 +46,13 @@ typedef struct {
   PetscInt     prevstart, prevlen;      /* first row and box length along dir of the previous rank (-1: none) */
   PetscInt     nextstart, nextlen;      /* the same for the next rank */
   MPI_Comm     lcomm;                   /* ranks sharing this rank's lines, ordered along dir */
-  PetscScalar *lbuf;                    /* one line segment gathered: dl | d | du | b | x */
+  /* LINES exact over more than one rank (SPIKE with half-bandwidth 1, see SGTriSetUpSpikes):
+     [0] host, [1] device (converted on the first apply with CUDA vectors) */
+  Mat          spk[2];  /* S, n x 2 nlines: row r of line l holds v_r (column 2l) and w_r (2l+1) */
+  Mat          ends[2]; /* G, 2 nlines x n: picks the first and last row of each segment */
+  Vec          yend[2]; /* G y: first and last value of every local segment */
+  Vec          xnb[2];  /* -(x_prev, x_next) of every local segment, input of S */
+  PetscScalar *spkend;  /* v_first, v_last, w_first, w_last of every segment (4 nlines) */
 
   /* interface systems (GLOBAL: one over all ranks; LINES exact: one per line over the ranks of
      lcomm): k_r = min(segment length,2) equations per rank and system, plus 1 status slot */

@@ -67,8 +67,6 @@ static PetscErrorCode RunGrid(PetscInt dim, const PetscInt M[3], DMBoundaryType 
   Vec         b, y, yref;
   PetscMPIInt size;
   PetscInt    np[3] = {PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE};
-  PetscBool   devvec;
-  char       *devstr;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -93,13 +91,6 @@ static PetscErrorCode RunGrid(PetscInt dim, const PetscInt M[3], DMBoundaryType 
   PetscCall(DMCreateGlobalVector(da, &b));
   PetscCall(VecDuplicate(b, &y));
   PetscCall(VecDuplicate(b, &yref));
-  {
-    VecType vt;
-
-    PetscCall(VecGetType(b, &vt));
-    PetscCall(PetscStrstr(vt, "cuda", &devstr));
-    devvec = (PetscBool)(devstr != NULL);
-  }
   PetscCall(TTFillVec(b, 5));
   if (exact) PetscCall(PetscOptionsSetValue(NULL, "-pc_tridiag_lines_exact", "1"));
   for (PetscInt dir = split >= 0 ? split : 0; dir < (split >= 0 ? split + 1 : dim); dir++) {
@@ -125,17 +116,6 @@ static PetscErrorCode RunGrid(PetscInt dim, const PetscInt M[3], DMBoundaryType 
         }
         PetscCall(PCSetUp(pc));
         PetscCall(VecSet(y, -3.0));
-        if (exact && devvec) { /* exact lines on device vectors: must be refused with PETSC_ERR_SUP */
-          PetscErrorCode ierr;
-
-          PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-          ierr = PCApply(pc, b, y);
-          PetscCall(PetscPopErrorHandler());
-          TTCheck(ierr == PETSC_ERR_SUP, "lines exact on device vectors: expected PETSC_ERR_SUP, got %d", (int)ierr);
-          (*ncases)++;
-          PetscCall(PCDestroy(&pc));
-          continue;
-        }
         PetscCall(PCApply(pc, b, y));
         PetscCall(TTRelDiff(y, yref, &rel));
         if (ia == 0 && shell == 0 && (dir == dim - 1 || split >= 0)) PetscCall(PCView(pc, PETSC_VIEWER_STDOUT_WORLD));
