@@ -5,13 +5,15 @@
 #                                          #       PETSc and the build into .carry/ (< 64 MiB)
 #   then, with the device tool:  run(command="bash scripts/device.sh remote all", carry=[".carry"])
 #
-# remote steps (any of): env tests sanitize bench demo all
+# remote steps (any of): env tests sanitize bench profile demo all
 #   env      : nvidia-smi, unpack, library check
 #   tests    : the whole ctest suite incl. GPU variants (GPU path checked against the host twin;
 #              TESTS_REGEX=... selects a subset)
-#   sanitize : compute-sanitizer memcheck + racecheck on the GPU kernel tests (--quick)
+#   sanitize : compute-sanitizer memcheck + racecheck on the GPU kernel tests (--quick;
+#              SANITIZE_GLOB=test_tri* selects some)
 #   bench    : bench/tri and bench/trsv side by side (BENCHES="tri trsv", BENCH_ARGS_<family>;
 #              JSON to $OUT, copied back to bench/results by `fetch`)
+#   profile  : Nsight Compute reports of bench kernels (PROFILES="name|kernel regex|family|args;...")
 #   demo     : the main demo on the GPU
 # Everything prints to stdout and is also logged under $OUT.
 set -euo pipefail
@@ -81,7 +83,7 @@ step_tests() {
   (cd "$BUILD" && ctest --output-on-failure -j4 --timeout 300 -LE 'valgrind|install' -R "${TESTS_REGEX:-.}" 2>&1 | tee "$OUT/ctest.log" | tail -n 60) || true
 }
 step_sanitize() {
-  for t in "$BUILD"/tests/test_*; do
+  for t in "$BUILD"/tests/${SANITIZE_GLOB:-test_*}; do
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
       say "compute-sanitizer --tool $tool $(basename "$t") --cuda --quick"
@@ -99,6 +101,19 @@ step_bench() {
     eval "args=\${BENCH_ARGS_$f:-}"
     say "bench/$f on $dev $args"
     "$b" --commit "$COMMIT" --out "$OUT/$f-$dev-$(date +%Y%m%d).json" $args 2>&1 | tee "$OUT/bench-$f.log" | tail -n 120 || true
+  done
+}
+step_profile() {
+  # PROFILES: ';'-separated "name|kernel regex|bench family|bench args"; Nsight Compute report
+  # (speed of light, occupancy, warp stalls, memory, source hot spots) to $OUT/ncu-<name>.txt
+  IFS=';' read -ra specs <<< "${PROFILES:-}"
+  for spec in "${specs[@]}"; do
+    IFS='|' read -r name kre fam args <<< "$spec"
+    say "ncu $name: kernel /$kre/ in bench_$fam $args"
+    ncu -k "regex:$kre" --launch-skip "${NCU_SKIP:-2}" --launch-count "${NCU_COUNT:-1}" --section SpeedOfLight --section Occupancy \
+      --section WarpStateStats --section MemoryWorkloadAnalysis --section LaunchStats --section SourceCounters \
+      "$BUILD/bench/$fam/bench_$fam" --out /tmp/ncu-bench.json $args > "$OUT/ncu-$name.txt" 2>&1 || true
+    grep -E "DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Duration|Block Limit|Stall|Warp Cycles Per Issued|Eligible|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth" "$OUT/ncu-$name.txt" | head -n 40
   done
 }
 step_demo() { STRUCTGPU_BUILD=$BUILD bash "$here/examples/demo.sh" 2>&1 | tee "$OUT/demo.log" | tail -n 30 || true; }

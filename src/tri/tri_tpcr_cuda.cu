@@ -10,7 +10,10 @@
 //   array per thread). Contiguous layout: each array of a chunk is read with four 16-byte
 //   vector loads (ld.global.nc for dl/d/du) when aligned, so every 32-byte sector fetched
 //   is used whole and a thread has 16 independent loads in flight (plenty for Little's
-//   law: 256 threads x 256 B = 64 KB in flight per block). Interleaved layout: rows are
+//   law: 256 threads x 256 B = 64 KB in flight per block); when a warp's 32 chunks are one
+//   contiguous range (packed systems), the warp moves them with lane-consecutive 16-byte
+//   accesses through a per-warp shared buffer instead (tp_warp_load / tp_warp_store: whole
+//   128-byte lines per instruction; see "coalesced warp I/O"). Interleaved layout: rows are
 //   scalar loads, but the threads of a warp are >= 4 (double) / 8 (float) consecutive
 //   systems times <= 8 / 4 chunks, so a row of them is a whole 32-byte sector. (One thread per whole system, i.e. Thomas, would need the modified
 //   coefficients stored and re-read: 9 words per unknown instead of 5.)
@@ -38,13 +41,14 @@
 // Registers: a, b, c, r of the chunk (4*Q values: 64 registers double, 64 float), reused
 //   in place for the reduced coefficients; __launch_bounds__(512) caps at 128 per thread
 //   (2 blocks of 256 per SM). ptxas (sm_90, CUDA 13.0, -O3 -Xptxas -v): no spills, no stack:
-//     tp_solve_kernel  double contig 124, double inter 120, float contig 122, float inter 123
-//     tp_reduce_kernel double contig 117, double inter 118, float contig 117, float inter 117
+//     tp_solve_kernel  double contig 128, double inter 120, float contig 128, float inter 123
+//     tp_reduce_kernel double contig 115, double inter 118, float contig 118, float inter 117
 //   (The input check re-reads the rows on its rare failure path, tp_find_bad_input, so the
 //   loaded values need not stay live: that saved ~40 registers.)
 // Shared memory: 9 words per thread (SOLVE: e1 + PCR equation = 8 words; REDUCE: the
 //   9-word nodes of the merge tree), i.e. 18 KB (double) / 9 KB (float) for 256 threads,
-//   36 KB for the largest block (512 threads, one team): no opt-in needed. Layout per
+//   36 KB for the largest block (512 threads, one team); contiguous layout: plus the
+//   2.5 KB staging buffer per warp (77 KB for 512 threads double: opt-in above 48 KB). Layout per
 //   team: system-major with stride 9*team (contiguous; conflict-free for teams < 32
 //   sharing a warp) or equation-major with the spb systems innermost (interleaved).
 // Workspace: the reduced systems of all levels in sg_ctx_work slot 1 (slot 0 is used by
@@ -137,6 +141,85 @@ template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_sto
   }
 }
 
+// ---------------------------------------------------------------- coalesced warp I/O
+// Contiguous layout: when the 32 lanes of a warp hold 32 consecutive full chunks (the common
+// case: packed systems of m >= 256 double / 512 float rows, or m = team*Q), their 32*Q rows are
+// one contiguous range. They are then moved with lane-consecutive 16-byte accesses, so a warp
+// instruction covers 512 contiguous bytes (whole 128-byte lines), and redistributed through a
+// per-warp shared buffer (chunk stride 5 vectors: conflict-free reads of a lane's 4 vectors).
+// The per-lane path (a lane's four 16-byte accesses 64 bytes apart from its neighbours') made
+// every instruction touch 32 sectors and fetch half of them twice: ncu on an H100 counted 52%
+// excessive sectors and 38% of the warp cycles stalled on the full LG queue (m = 1024 double).
+constexpr int TP_STAGE_VEC   = 4;                               // 16-byte vectors per chunk (Q*sizeof(T) = 64)
+constexpr int TP_STAGE_BYTES = 32 * (TP_STAGE_VEC + 1) * 16;    // per warp
+template <class T> constexpr bool tp_stage_ok() { return tp_q<T>() * (int)sizeof(T) == 16 * TP_STAGE_VEC; }
+
+// Warp-uniform: may this warp use the coalesced path for the rows at element offset o (this
+// lane's chunk; full = the lane's chunk is a whole chunk of an active system)? o0: lane 0's offset.
+template <int Q, class T>
+__device__ __forceinline__ bool tp_warp_contig(bool full, long long o, const T *p0, const T *p1, const T *p2, const T *p3, long long &o0)
+{
+  if (!tp_stage_ok<T>() || (blockDim.x & 31)) return false;  // block-uniform
+  const int lane = (int)threadIdx.x & 31;
+  o0             = __shfl_sync(0xffffffffu, o, 0);
+  const uintptr_t al = reinterpret_cast<uintptr_t>(p0 + o0) | reinterpret_cast<uintptr_t>(p1 + o0) | reinterpret_cast<uintptr_t>(p2 + o0) |
+                       reinterpret_cast<uintptr_t>(p3 + o0);
+  return __all_sync(0xffffffffu, full && o == o0 + (long long)lane * Q && (al & 15) == 0);
+}
+
+// Lane-consecutive vectors v[k] (k-th 512-byte piece of the warp's range) -> this lane's chunk.
+template <int Q, class T, class V> __device__ __forceinline__ void tp_stage_in(V *buf, const V (&v)[TP_STAGE_VEC], T (&x)[Q])
+{
+  constexpr int W    = 16 / sizeof(T);
+  const int     lane = (int)threadIdx.x & 31;
+#pragma unroll
+  for (int k = 0; k < TP_STAGE_VEC; k++) {
+    const int g = k * 32 + lane;
+    buf[(g / TP_STAGE_VEC) * (TP_STAGE_VEC + 1) + g % TP_STAGE_VEC] = v[k];
+  }
+  __syncwarp();
+#pragma unroll
+  for (int k = 0; k < TP_STAGE_VEC; k++) tp_unpack(buf[lane * (TP_STAGE_VEC + 1) + k], x + k * W);
+  __syncwarp();
+}
+
+// Rows of the warp's 32 chunks from o0 (tp_warp_contig) into each lane's a, b, c, r: all 16
+// loads are issued before the first is used.
+template <int Q, class T>
+__device__ __forceinline__ void tp_warp_load(const tp_sys<T> &S, long long o0, unsigned char *stage, T (&a)[Q], T (&b)[Q], T (&c)[Q], T (&r)[Q])
+{
+  using V             = typename tp_vec<T>::type;
+  const int lane      = (int)threadIdx.x & 31;
+  V *const  buf       = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * TP_STAGE_BYTES);
+  const V  *pa = reinterpret_cast<const V *>(S.dl + o0), *pb = reinterpret_cast<const V *>(S.d + o0);
+  const V  *pc = reinterpret_cast<const V *>(S.du + o0), *pr = reinterpret_cast<const V *>(S.b + o0);
+  V         va[TP_STAGE_VEC], vb[TP_STAGE_VEC], vc[TP_STAGE_VEC], vr[TP_STAGE_VEC];
+#pragma unroll
+  for (int k = 0; k < TP_STAGE_VEC; k++) {
+    va[k] = __ldg(pa + k * 32 + lane); vb[k] = __ldg(pb + k * 32 + lane); vc[k] = __ldg(pc + k * 32 + lane); vr[k] = pr[k * 32 + lane];
+  }
+  tp_stage_in(buf, va, a); tp_stage_in(buf, vb, b); tp_stage_in(buf, vc, c); tp_stage_in(buf, vr, r);
+}
+
+// This lane's chunk x -> the warp's 32 chunks at o0 with lane-consecutive 16-byte stores.
+template <int Q, class T> __device__ __forceinline__ void tp_warp_store(T *xp, long long o0, unsigned char *stage, const T (&x)[Q])
+{
+  using V        = typename tp_vec<T>::type;
+  constexpr int W    = 16 / sizeof(T);
+  const int     lane = (int)threadIdx.x & 31;
+  V *const      buf  = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * TP_STAGE_BYTES);
+#pragma unroll
+  for (int k = 0; k < TP_STAGE_VEC; k++) buf[lane * (TP_STAGE_VEC + 1) + k] = tp_pack(x + k * W);
+  __syncwarp();
+  V *const pv = reinterpret_cast<V *>(xp + o0);
+#pragma unroll
+  for (int k = 0; k < TP_STAGE_VEC; k++) {
+    const int g = k * 32 + lane;
+    pv[g] = buf[(g / TP_STAGE_VEC) * (TP_STAGE_VEC + 1) + g % TP_STAGE_VEC];
+  }
+  __syncwarp();
+}
+
 // ---------------------------------------------------------------- shared memory
 // Word w of this thread's team: W[w*ws] (W, ws set per layout, see the design notes).
 template <class T> __device__ __forceinline__ void tp_put(T *W, int ws, int n, int i, const tp_eq<T> &e)
@@ -190,9 +273,16 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
   tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
   const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q;
 
+  unsigned char *const stage = tp_smem + (size_t)9 * blockDim.x * sizeof(T);
+  const long long      o     = s * S.ss + g0;  // contiguous layout (rs = 1)
+  long long            o0    = 0;
+  bool                 co    = false;
+  if constexpr (!INTER) co = tp_warp_contig<Q>(tm.active && g0 + Q <= te, o, S.dl, S.d, S.du, S.b, o0);
+
   T a[Q], b[Q], c[Q], r[Q];
-  if (tm.active) {
-    tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
+  if (co || tm.active) {
+    if (co) tp_warp_load<Q>(S, o0, stage, a, b, c, r);
+    else tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
     tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
   } else {
 #pragma unroll
@@ -220,10 +310,10 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
   __syncthreads();
   const T xl = tp_last_x(tm, e1, xf, j + 1 < team ? W[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
   tp_chunk_solve<Q>(a, c, r, xf, xl);
-  if (tm.active && g0 < te) {
-    tp_check_x<Q>(tm, r, g0, te);
-    tp_dev_store<Q, INTER>(S, s, g0, te, r);
-  }
+  if (tm.active && g0 < te) tp_check_x<Q>(tm, r, g0, te);
+  if constexpr (!INTER) co = tp_warp_contig<Q>(tm.active && g0 + Q <= te, o, S.x, S.x, S.x, S.x, o0);
+  if (co) tp_warp_store<Q>(S.x, o0, stage, r);
+  else if (tm.active && g0 < te) tp_dev_store<Q, INTER>(S, s, g0, te, r);
 }
 
 template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
@@ -246,9 +336,15 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
   const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q, left = te - g0;
   const int       nrow = !tm.active || left <= 0 ? 0 : left >= Q ? Q : (int)left;
 
+  unsigned char *const stage = tp_smem + (size_t)9 * blockDim.x * sizeof(T);
+  long long            o0    = 0;
+  bool                 co    = false;
+  if constexpr (!INTER) co = tp_warp_contig<Q>(nrow == Q, s * S.ss + g0, S.dl, S.d, S.du, S.b, o0);
+
   T a[Q], b[Q], c[Q], r[Q];
-  if (nrow) {
-    tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
+  if (co || nrow) {
+    if (co) tp_warp_load<Q>(S, o0, stage, a, b, c, r);
+    else tp_dev_load<Q, INTER>(S, s, g0, te, a, b, c, r);
     tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
   } else {
 #pragma unroll
@@ -287,7 +383,7 @@ template <class T> struct tp_cuda_ex {
   sg_report           *rep;
   sg_status            st;
   bool ok() const { return st == SG_OK; }
-  bool geometry(const tp_plan &p, unsigned &grid, int &block, size_t &smem)
+  bool geometry(const tp_plan &p, bool inter, unsigned &grid, int &block, size_t &smem)
   {
     const long long g = p.ntiles * p.groups;
     if (g > INT_MAX) {
@@ -296,24 +392,35 @@ template <class T> struct tp_cuda_ex {
     }
     grid  = (unsigned)g;
     block = p.team * p.spb;
-    smem  = (size_t)9 * block * sizeof(T);
+    smem  = (size_t)9 * block * sizeof(T) + (!inter && block % 32 == 0 && tp_stage_ok<T>() ? (size_t)(block / 32) * TP_STAGE_BYTES : 0);
     return true;
+  }
+  // dynamic shared memory above the 48 KB default (512-thread blocks: 77 KB double)
+  template <class K> bool smem_limit(K kernel, size_t smem)
+  {
+    if (smem <= 48 * 1024) return true;
+    st = sg_cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "raising the tpcr shared memory limit");
+    return ok();
   }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     unsigned grid; int block; size_t smem;
-    if (!ok() || !geometry(p, grid, block, smem)) return;
-    if (S.inter) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
-    else tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    if (!ok() || !geometry(p, S.inter, grid, block, smem)) return;
+    if (S.inter) {
+      if (smem_limit(tp_solve_kernel<T, Q, true>, smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    } else if (smem_limit(tp_solve_kernel<T, Q, false>, smem)) tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    if (!ok()) return;
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr solve kernel");
   }
   void reduce(const tp_sys<T> &S, const tp_plan &p, T tol, T *rdl, T *rd, T *rdu, T *rb, long long rss, long long rrs)
   {
     unsigned grid; int block; size_t smem;
-    if (!ok() || !geometry(p, grid, block, smem)) return;
+    if (!ok() || !geometry(p, S.inter, grid, block, smem)) return;
     const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
-    if (S.inter) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
-    else tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    if (S.inter) {
+      if (smem_limit(tp_reduce_kernel<T, Q, true>, smem)) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    } else if (smem_limit(tp_reduce_kernel<T, Q, false>, smem)) tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    if (!ok()) return;
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
   }
 };
