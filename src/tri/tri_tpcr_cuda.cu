@@ -395,20 +395,24 @@ template <class T> struct tp_cuda_ex {
     smem  = (size_t)9 * block * sizeof(T) + (!inter && block % 32 == 0 && tp_stage_ok<T>() ? (size_t)(block / 32) * TP_STAGE_BYTES : 0);
     return true;
   }
-  // dynamic shared memory above the 48 KB default (512-thread blocks: 77 KB double)
-  template <class K> bool smem_limit(K kernel, size_t smem)
+  // dynamic shared memory above the 48 KB default (512-thread blocks: 77 KB double): raised once
+  // per kernel to the largest size any plan uses, like the trsv kernels (not on every launch)
+  template <auto Kernel> bool smem_limit(size_t smem)
   {
-    if (smem <= 48 * 1024) return true;
-    st = sg_cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "raising the tpcr shared memory limit");
-    return ok();
+    static bool raised = false;  // per kernel instantiation
+    if (smem <= 48 * 1024 || raised) return true;
+    const size_t most = (size_t)9 * TP_BLOCK_MAX * sizeof(T) + (size_t)(TP_BLOCK_MAX / 32) * TP_STAGE_BYTES;
+    st = sg_cuda_check(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most), rep, "raising the tpcr shared memory limit");
+    raised = ok();
+    return raised;
   }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     unsigned grid; int block; size_t smem;
     if (!ok() || !geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
-      if (smem_limit(tp_solve_kernel<T, Q, true>, smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
-    } else if (smem_limit(tp_solve_kernel<T, Q, false>, smem)) tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+      if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
+    } else if (smem_limit<tp_solve_kernel<T, Q, false>>(smem)) tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
     if (!ok()) return;
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr solve kernel");
   }
@@ -418,8 +422,8 @@ template <class T> struct tp_cuda_ex {
     if (!ok() || !geometry(p, S.inter, grid, block, smem)) return;
     const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
     if (S.inter) {
-      if (smem_limit(tp_reduce_kernel<T, Q, true>, smem)) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
-    } else if (smem_limit(tp_reduce_kernel<T, Q, false>, smem)) tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+      if (smem_limit<tp_reduce_kernel<T, Q, true>>(smem)) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
+    } else if (smem_limit<tp_reduce_kernel<T, Q, false>>(smem)) tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
     if (!ok()) return;
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
   }
