@@ -1,0 +1,191 @@
+// Device building blocks shared by the dense triangular CUDA kernels (trsv_cuda.cu: one
+// system; trsv_batch_cuda.cu: many small systems). Include from .cu files only.
+//
+// Every variant (lower/upper x N/T) is solved as a forward substitution with an "effective
+// lower" matrix M: M(i,j) = op(A)(i,j) for the forward cases (L N, U T) and op(A)(n-1-i,n-1-j)
+// for the backward ones (U N, L T). M is cut into NB x NB tiles; tile (I,J) with J<I is a
+// GEMV, tile (I,I) is inverted (Higham's method: 8x8 blocks by substitution, then doubling
+// merges X21 = -X22 L21 X11), so the step on the critical path is a GEMV, not a substitution.
+#pragma once
+#include "sys/sg_cuda.cuh"
+#include "tri/trsv_internal.hpp"
+
+namespace sgtrsv {
+
+
+template <class T> struct View {  // effective lower M of op(A)
+  const T  *A;
+  long long lda;
+  int       n;
+  bool      rev, trans;
+  __device__ __forceinline__ int       orig(int i) const { return rev ? n - 1 - i : i; }
+  __device__ __forceinline__ const T *at(int i, int j) const
+  {
+    const long long ii = orig(i), jj = orig(j);
+    return A + (trans ? jj + ii * lda : ii + jj * lda);
+  }
+};
+
+template <class T> __device__ __forceinline__ void cp_async(T *dst, const T *src)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  if constexpr (sizeof(T) == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(src) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+__device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
+{
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_release(unsigned *p, unsigned v) { asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void red_release_add(unsigned *p, unsigned v) { asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
+
+// Tile (I,J) of M into S (column-major, leading dimension NB+1: conflict-free for both the
+// row-contiguous (N) and column-contiguous (T) copy patterns). Rows past n are zero; the
+// diagonal tile keeps its lower triangle, with 1 on the diagonal for unit / padding rows.
+template <class T, int NB, int NT>
+__device__ __forceinline__ void load_tile(T *S, const View<T> &V, int I, int J, bool unit)
+{
+  constexpr int LDS = NB + 1;
+  const int     rows = min(NB, V.n - I * NB);
+  const bool    diag = I == J;
+  if (!diag && rows == NB) {  // full off-diagonal tile: this thread's elements are equally spaced
+    constexpr int G = NT / NB;
+    const int     r0 = V.trans ? threadIdx.x / NB : threadIdx.x % NB, c0 = V.trans ? threadIdx.x % NB : threadIdx.x / NB;
+    const T      *p0 = V.at(I * NB + r0, J * NB + c0);
+    const long long step = (V.trans ? V.at(I * NB + r0 + G, J * NB + c0) : V.at(I * NB + r0, J * NB + c0 + G)) - p0;
+    T *d = S + c0 * LDS + r0;
+#pragma unroll
+    for (int q = 0; q < NB / G; q++) cp_async(d + q * (V.trans ? G : G * LDS), p0 + q * step);
+    return;
+  }
+#pragma unroll 4
+  for (int e = threadIdx.x; e < NB * NB; e += NT) {
+    const int r = V.trans ? e / NB : e % NB, c = V.trans ? e % NB : e / NB;  // lanes follow memory
+    T *d = S + c * LDS + r;
+    if (r >= rows || (diag && c > r)) *d = (diag && c == r) ? T(1) : T(0);
+    else if (diag && c == r && unit) *d = T(1);
+    else cp_async(d, V.at(I * NB + r, J * NB + c));
+  }
+}
+
+// Thread (r, g) = (tid % NB, tid / NB) of a CTA of NB*G threads works on row r of a tile and
+// the g-th of G column groups.
+// acc[k] += sum over this thread's column group of S(r, c) * xs[c*K + k]; LOWER: only c <= r
+// (for the inverted diagonal block: 0 * NaN in its upper part would spread a non-finite
+// entry to rows that do not depend on it)
+template <class T, int NB, int G, int K, bool LOWER = false>
+__device__ __forceinline__ void gemv(const T *S, const T *xs, T (&acc)[K])
+{
+  constexpr int LDS = NB + 1, CPG = NB / G;
+  const int     r = threadIdx.x % NB, c0 = (threadIdx.x / NB) * CPG;
+#pragma unroll 8
+  for (int q = 0; q < CPG; q++) {
+    if (LOWER && c0 + q > r) continue;
+    const T a = S[(c0 + q) * LDS + r];
+#pragma unroll
+    for (int k = 0; k < K; k++) acc[k] = fma(a, xs[(c0 + q) * K + k], acc[k]);
+  }
+}
+
+// X = inverse of the lower-triangular tile L (both NB x NB, leading dimension NB+1);
+// tmp holds NB*NB/4 values. Higham's method B by doubling, all threads.
+template <class T, int NB, int NT>
+__device__ void invert_lower(const T *L, T *X, T *tmp)
+{
+  constexpr int LDS = NB + 1;
+  const int     tid = threadIdx.x;
+  for (int e = tid; e < NB * LDS; e += NT) X[e] = T(0);
+  __syncthreads();
+  if (tid < NB) {  // 8x8 diagonal blocks, one thread per column
+    const int o = (tid / 8) * 8, j = tid % 8;
+    T         x[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      if (i < j) x[i] = T(0);
+      else if (i == j) x[i] = T(1) / L[(o + i) * LDS + o + i];
+      else {
+        T s = T(0);
+#pragma unroll
+        for (int k = 0; k < i; k++)
+          if (k >= j) s = fma(L[(o + k) * LDS + o + i], x[k], s);
+        x[i] = -s / L[(o + i) * LDS + o + i];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) X[(o + j) * LDS + o + i] = x[i];
+  }
+  __syncthreads();
+  for (int s = 8; s < NB; s *= 2) {
+    const int work = (NB / (2 * s)) * s * s;
+    for (int e = tid; e < work; e += NT) {  // tmp = L21 * X11
+      const int p = e / (s * s), i = (e % (s * s)) % s, j = (e % (s * s)) / s, o = 2 * s * p;
+      T         a = T(0);
+      for (int k = j; k < s; k++) a = fma(L[(o + k) * LDS + o + s + i], X[(o + j) * LDS + o + k], a);
+      tmp[e] = a;
+    }
+    __syncthreads();
+    for (int e = tid; e < work; e += NT) {  // X21 = -X22 * tmp
+      const int p = e / (s * s), i = (e % (s * s)) % s, j = (e % (s * s)) / s, o = 2 * s * p;
+      T         a = T(0);
+      for (int k = 0; k <= i; k++) a = fma(X[(o + s + k) * LDS + o + s + i], tmp[p * s * s + j * s + k], a);
+      X[(o + j) * LDS + o + s + i] = -a;
+    }
+    __syncthreads();
+  }
+}
+
+// Diagonal check of tile (I,I) in S (non-unit only): flags the bad entries.
+template <class T, int NB>
+__device__ __forceinline__ void check_diag(const T *S, const View<T> &V, int I, T pivtol, long long system, sg_dev_report *rep)
+{
+  const int r = threadIdx.x;
+  if (r < NB && I * NB + r < V.n) {
+    const T d = S[r * (NB + 1) + r];
+    if (sg_trsv_bad_diag(d, pivtol)) sg_dev_flag(rep, sg_trsv_diag_class(d), system, V.orig(I * NB + r), (double)d);
+  }
+}
+
+// Sum of the G column-group partial sums: red[(g*NB + r)*K + k] -> value of (r, k)
+template <class T, int NB, int G, int K> __device__ __forceinline__ T group_sum(const T *red, int r, int k)
+{
+  T s = T(0);
+#pragma unroll
+  for (int g = 0; g < G; g++) s += red[(g * NB + r) * K + k];
+  return s;
+}
+template <class T, int NB, int G, int K> __device__ __forceinline__ void store_groups(T *red, const T (&acc)[K])
+{
+  const int r = threadIdx.x % NB, g = threadIdx.x / NB;
+#pragma unroll
+  for (int k = 0; k < K; k++) red[(g * NB + r) * K + k] = acc[k];
+}
+
+// Finish block row I: ys holds b_I minus all off-diagonal products (the callers form it);
+// x = Dinv * ys is written to X (checked finite). red is reused. Ends with a barrier.
+template <class T, int NB, int NT, int K, int G = NT / NB>
+__device__ void solve_diag(const View<T> &V, int I, const T *Dinv, T *ys, T *red, T *X, long long ldx, int nrhs, long long system, sg_dev_report *rep)
+{
+  T acc[K];
+#pragma unroll
+  for (int k = 0; k < K; k++) acc[k] = T(0);
+  gemv<T, NB, G, K, true>(Dinv, ys, acc);
+  store_groups<T, NB, G, K>(red, acc);
+  __syncthreads();
+  const int rows = min(NB, V.n - I * NB);
+  for (int e = threadIdx.x; e < NB * K; e += NT) {
+    const int r = e % NB, k = e / NB;
+    if (r < rows && k < nrhs) {
+      const T x = group_sum<T, NB, G, K>(red, r, k);
+      if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(rep, SG_FAIL_RESULT, system, V.orig(I * NB + r), (double)x);
+      X[V.orig(I * NB + r) + k * ldx] = x;
+    }
+  }
+  __syncthreads();
+}
+
+} // namespace sgtrsv
