@@ -1,18 +1,24 @@
 // Dense triangular solves on the GPU: sg_trsv_cuda (one system, n up to millions of
 // unknowns, up to 16 right-hand sides); building blocks in trsv_cuda.cuh, batches in
 // trsv_batch_cuda.cu.
-// One system (Hogg's global-memory synchronised solve, extended):
-//  - work is split into jobs: block row I's off-diagonal tiles are cut into chunks of CT
-//    tiles; the last chunk plus the diagonal tile is the row's "owner" job, the others are
-//    "helper" jobs that write partial sums (at most MAXH per row). Jobs take tickets row by
-//    row (build_jobs), so a job only ever waits for smaller tickets: no deadlock whatever the
-//    scheduler does, and no block row is one long serial stream.
-//  - tiles stream through a STAGES-deep cp.async ring in shared memory, issued before the
-//    solution pieces they multiply are known (prefetch independent of the dependencies).
-//  - readiness: owner I publishes flags[I] = epoch (release) after writing x_I; consumers
-//    poll 32 flags at once with acquire loads, so in bandwidth mode a poll is rare. The
-//    epoch (per-call counter) means flags are never reset; ticket/done counters and the
-//    per-row helper counters return to zero by the end of every launch.
+// One system: a latency-critical "chain" CTA plus bandwidth "helper" CTAs (beyond Hogg,
+// whose every block row waits for its predecessor through global flags):
+//  - the chain walks the block rows I = 0, 1, ... on its own: y = b_I - (helpers' partial
+//    sums) - sum_{J=I-L}^{I-1} M(I,J) x_J, x_I = Dinv_I y. The x_J it needs are its own (in
+//    shared memory), so the critical path per block row is two 64 x 64 GEMVs and a few CTA
+//    barriers, with no round trip through L2; its tiles and Dinv_I stream through a cp.async
+//    ring, issued ahead of need.
+//  - inversion jobs invert the diagonal tiles (Higham's method, trsv_cuda.cuh) into a
+//    workspace and publish each with a release flag; they depend on nothing.
+//  - helper jobs compute the rest of block row I (columns 0 .. I-L-1, in chunks of CT tiles,
+//    at most MAXH per row) from the published x_J and hand the chain one partial sum each.
+//  - x_J and the partial sums are published in "LL" form (as in NCCL's low-latency protocol):
+//    every 4-byte half of a value travels with the call's epoch in the same 8-byte word, so a
+//    reader polls the data itself: no fences, no flag round trip, nothing to reset (the epoch
+//    is a per-call counter).
+//  - jobs take tickets in the order chain, inversions (P ahead), then row by row; a job only
+//    waits for smaller tickets or for work that needs no resource, so the solve cannot
+//    deadlock whatever the scheduler does (see build_jobs).
 #include "tri/trsv_cuda.cuh"
 #include <algorithm>
 #include <cstdlib>
@@ -22,161 +28,279 @@ namespace {
 using namespace sgtrsv;
 
 // ---------------------------------------------------------------- one system
-constexpr int NB1 = 64, G1 = 8, NT1 = NB1 * G1, ST1 = 4, MAXH = 8;  // tile, threads, ring depth, helpers per row
+constexpr int NB1 = 64, G1 = 8, NT1 = NB1 * G1;  // tile, column groups, threads
+constexpr int MAXH = G1;                         // helper partial sums per row (one per column group of the chain)
+constexpr int LMAX = 4, W1 = LMAX + 1;           // largest lag; x blocks the chain keeps
+constexpr int PINV = 16;                         // inversion jobs ticketed ahead of the rows
 constexpr int TILE1 = NB1 * (NB1 + 1);
+constexpr int JOB_INV = 14, JOB_CHAIN = 15;      // job codes (I << 4) | c; c < MAXH: helper chunk c
+constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the static shared memory
+
+// shared memory: the tile ring (ST tiles) + red (G x NB x K) + x window (W1 x NB x K) + ys (NB x K)
+template <class T, int K> constexpr size_t one_extra() { return (size_t)(G1 + W1 + 1) * NB1 * K; }
+template <class T, int K> constexpr int one_stages()
+{
+  const size_t st = (SMEM_OPTIN / sizeof(T) - one_extra<T, K>()) / TILE1;
+  return st > 6 ? 6 : (int)st;
+}
+template <class T, int K> constexpr size_t one_smem() { return sizeof(T) * ((size_t)one_stages<T, K>() * TILE1 + one_extra<T, K>()); }
+
+// ---- LL words: a value and the call's epoch, polled together (NCCL's LL protocol: each 8-byte
+// half {data, epoch} of a 16-byte volatile store is single-copy atomic)
+template <class T> struct LLw;
+template <> struct LLw<double> { using raw = uint4; };
+template <> struct LLw<float> { using raw = uint2; };
+__device__ __forceinline__ void ll_st(uint4 *p, double x, unsigned e)
+{
+  const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"((unsigned)b), "r"(e), "r"((unsigned)(b >> 32)), "r"(e) : "memory");
+}
+__device__ __forceinline__ void ll_st(uint2 *p, float x, unsigned e) { asm volatile("st.volatile.global.v2.u32 [%0], {%1,%2};\n" ::"l"(p), "r"(__float_as_uint(x)), "r"(e) : "memory"); }
+__device__ __forceinline__ uint4 ll_ld(const uint4 *p)
+{
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint2 ll_ld(const uint2 *p)
+{
+  uint2 v;
+  asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ bool   ll_ok(uint4 v, unsigned e) { return v.y == e && v.w == e; }
+__device__ __forceinline__ bool   ll_ok(uint2 v, unsigned e) { return v.y == e; }
+__device__ __forceinline__ double ll_val(uint4 v) { return __longlong_as_double((long long)(((unsigned long long)v.z << 32) | v.x)); }
+__device__ __forceinline__ float  ll_val(uint2 v) { return __uint_as_float(v.x); }
+// the value at p once it carries epoch e; v is an earlier load of p (issued ahead)
+template <class R> __device__ __forceinline__ auto ll_wait(const R *p, R v, unsigned e, bool backoff)
+{
+  while (!ll_ok(v, e)) {
+    if (backoff) __nanosleep(32);
+    v = ll_ld(p);
+  }
+  return ll_val(v);
+}
+__device__ __forceinline__ void cp_async16(void *dst, const void *src)
+{
+  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+}
 
 template <class T> struct OneArgs {
+  using R = typename LLw<T>::raw;
   View<T>        V;
   const T       *B;
   long long      ldb;
   T             *X;
   long long      ldx;
-  int            nrhs, CT;
+  int            nrhs, nblk, CT, L;
   const int     *jobs;
-  unsigned      *ctl, *flags, *cnt;  // ctl[0] ticket, ctl[1] done
-  T             *part;               // [row][MAXH][K][NB]
+  unsigned      *ctl;   // [0] ticket, [1] done, [2 + I] = epoch once Dinv_I is published
+  R             *xll;   // x_J in LL form, [(J*NB + r)*K + k]
+  R             *part;  // helpers' partial sums in LL form, [((I*MAXH + h)*K + k)*NB + r]
+  T             *dinv;  // inverted diagonal tiles, [I][TILE1]
   unsigned       epoch;
   T              pivtol;
   bool           unit;
   sg_dev_report *rep;
 };
 
-template <class T, int K> constexpr size_t one_smem() { return sizeof(T) * ((size_t)(ST1 + 1) * TILE1 + 2 * NB1 * K + NB1 * NB1 / 4); }
+// helper chunks of block row I: columns 0 .. I-L-1 in chunks of CT tiles (host and device)
+__host__ __device__ __forceinline__ int one_chunks(int I, int L, int CT) { return I > L ? (I - L + CT - 1) / CT : 0; }
 
-template <class T, int K>
-__global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
+// Inversion job: Dinv_I (layout of a shared-memory tile) to the workspace, then its flag.
+template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
 {
-  static_assert(ST1 * TILE1 >= G1 * NB1 * K, "reduction buffer must fit in the ring");
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)smem_raw, *Dinv = S + ST1 * TILE1, *xs = Dinv + TILE1, *tmp = xs + 2 * NB1 * K;
-  __shared__ int s_job, s_ready[2];
-  const int tid = threadIdx.x;
-  if (tid == 0) {
-    s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
-  }
+  load_tile<T, NB1, NT1>(S, a.V, I, I, a.unit);
+  cp_commit();
+  cp_wait<0>();
   __syncthreads();
-  const int  I = s_job >> 4, c = s_job & 15, nch = (I + a.CT - 1) / a.CT;
-  const bool owner = c == 15;
-  const int  j0 = owner ? (nch > 0 ? (nch - 1) * a.CT : 0) : c * a.CT, j1 = owner ? I : (c + 1) * a.CT;
-  const int  first = owner ? 1 : 0, nitems = first + (j1 - j0);  // owner: item 0 = diagonal tile
-  const View<T> &V = a.V;
+  if (!a.unit) check_diag<T, NB1>(S, a.V, I, a.pivtol, 0, a.rep);
+  T *X = S + TILE1;
+  invert_lower<T, NB1, NT1>(S, X, S + 2 * TILE1);  // ends with a barrier
+  const int4 *src = (const int4 *)X;
+  int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
+  for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
+  __syncthreads();
+  if (threadIdx.x == 0) st_release(a.ctl + 2 + I, a.epoch);  // after the barrier: releases the whole tile
+}
 
-  auto item_J = [&](int t) { return (owner && t == 0) ? I : j0 + t - first; };
-  auto issue  = [&](int t) {
-    if (t < nitems) load_tile<T, NB1, NT1>(S + (t % ST1) * TILE1, V, I, item_J(t), a.unit);
+// Helper job c of block row I: partial sum over columns j0 .. j1-1 into part[I][c].
+template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a, int I, int c, T *S, T *red, T *xs)
+{
+  using R = typename LLw<T>::raw;
+  constexpr int QB = (NB1 * K + NT1 - 1) / NT1;
+  const int     tid = threadIdx.x, j0 = c * a.CT, j1 = min((c + 1) * a.CT, I - a.L), nitems = j1 - j0;
+  auto issue = [&](int t) {
+    if (t < nitems) load_tile<T, NB1, NT1>(S + (t % ST) * TILE1, a.V, I, j0 + t, a.unit);
     cp_commit();
   };
-  // make sure x_J is published; polls 32 flags at once, so streams rarely wait here.
-  // `ready` (a register, the same in every thread) is what all threads agreed on at the last
-  // poll; the shared slot alternates so that a slow warp still reads the value of its call.
-  int  ready = 0, npoll = 0;
-  auto ensure_ready = [&](int J) {
-    if (J < ready) return;
-    if (tid < 32) {
-      unsigned m;
-      for (;;) {
-        const int jj = J + tid;
-        m            = __ballot_sync(~0u, jj >= j1 || ld_acquire(a.flags + jj) == a.epoch);
-        if (m & 1u) break;
-      }
-      if (tid == 0) s_ready[npoll & 1] = J + (~m ? __ffs(~m) - 1 : 32);
-    }
-    __syncthreads();
-    ready = s_ready[npoll++ & 1];
-  };
-  T xr[(NB1 * K + NT1 - 1) / NT1];  // register prefetch of one x block
-  auto load_x = [&](int J) {
+  R    xr[QB];
+  auto x_issue = [&](int J) {
 #pragma unroll
-    for (int q = 0; q < (NB1 * K + NT1 - 1) / NT1; q++) {
-      const int e = tid + q * NT1, cc = e % NB1, k = e / NB1;
-      xr[q]       = (e < NB1 * K && k < a.nrhs) ? __ldcg(a.X + V.orig(J * NB1 + cc) + k * a.ldx) : T(0);
-    }
-  };
-  auto store_x = [&](T *dst) {
-#pragma unroll
-    for (int q = 0; q < (NB1 * K + NT1 - 1) / NT1; q++) {
+    for (int q = 0; q < QB; q++) {
       const int e = tid + q * NT1;
-      if (e < NB1 * K) dst[(e % NB1) * K + e / NB1] = xr[q];
+      if (e < NB1 * K) xr[q] = ll_ld(a.xll + ((size_t)J * NB1 + e % NB1) * K + e / NB1);
     }
   };
-
-  for (int t = 0; t < ST1 - 1; t++) issue(t);
-  constexpr int QB = (NB1 * K + NT1 - 1) / NT1;
-  T             br[QB];  // owner: b_I, loaded now so that the finish does not wait for it
-  const int     rows = min(NB1, V.n - I * NB1);
+  auto x_finish = [&](int J, T *dst) {
 #pragma unroll
-  for (int q = 0; q < QB; q++) {
-    const int e = tid + q * NT1, r = e % NB1, k = e / NB1;
-    br[q]       = (owner && e < NB1 * K && r < rows && k < a.nrhs) ? a.B[V.orig(I * NB1 + r) + k * a.ldb] : T(0);
-  }
-  if (nitems > first) {
-    ensure_ready(item_J(first));
-    load_x(item_J(first));
-    store_x(xs + (first & 1) * NB1 * K);
-  }
+    for (int q = 0; q < QB; q++) {
+      const int e = tid + q * NT1;
+      if (e < NB1 * K) dst[(e % NB1) * K + e / NB1] = ll_wait(a.xll + ((size_t)J * NB1 + e % NB1) * K + e / NB1, xr[q], a.epoch, true);
+    }
+  };
+  for (int t = 0; t < ST - 1; t++) issue(t);
+  x_issue(j0);
+  x_finish(j0, xs);
   T acc[K];
 #pragma unroll
   for (int k = 0; k < K; k++) acc[k] = T(0);
   for (int t = 0; t < nitems; t++) {
-    cp_wait<ST1 - 2>();
+    const bool next = t + 1 < nitems;
+    if (next) x_issue(j0 + t + 1);  // the L2 round trip overlaps this tile's work
+    cp_wait<ST - 2>();
     __syncthreads();
-    const T   *St   = S + (t % ST1) * TILE1;
-    const bool next = t + 1 < nitems, pre = next && item_J(t + 1) < ready;
-    if (pre) load_x(item_J(t + 1));  // ready already: the L2 round trip overlaps the tile work
-    if (owner && t == 0) {
-      if (!a.unit) check_diag<T, NB1>(St, V, I, a.pivtol, 0, a.rep);
-      invert_lower<T, NB1, NT1>(St, Dinv, tmp);
-    } else gemv<T, NB1, G1, K>(St, xs + (t & 1) * NB1 * K, acc);
-    issue(t + ST1 - 1);
-    if (next) {
-      if (!pre) {
-        ensure_ready(item_J(t + 1));
-        load_x(item_J(t + 1));
-      }
-      store_x(xs + ((t + 1) & 1) * NB1 * K);
-    }
+    gemv<T, NB1, G1, K>(S + (t % ST) * TILE1, xs + (t & 1) * NB1 * K, acc);
+    issue(t + ST - 1);
+    if (next) x_finish(j0 + t + 1, xs + ((t + 1) & 1) * NB1 * K);
   }
   cp_wait<0>();
-  __syncthreads();
-  T *red = S;  // the ring is idle now
   store_groups<T, NB1, G1, K>(red, acc);
-  if (owner && tid == 0 && nch > 1) {  // helpers of this row are earlier tickets
-    while (ld_acquire(a.cnt + I) != (unsigned)(nch - 1)) __nanosleep(32);
-    a.cnt[I] = 0u;
-  }
   __syncthreads();
 #pragma unroll
   for (int q = 0; q < QB; q++) {
     const int e = tid + q * NT1, r = e % NB1, k = e / NB1;
-    if (e >= NB1 * K) break;
-    T s = group_sum<T, NB1, G1, K>(red, r, k);
-    if (owner) {
-      for (int h = 0; h + 1 < nch; h++) s += __ldcg(a.part + (((size_t)I * MAXH + h) * K + k) * NB1 + r);
-      xs[r * K + k] = (r < rows && k < a.nrhs) ? br[q] - s : T(0);
-    } else a.part[(((size_t)I * MAXH + c) * K + k) * NB1 + r] = s;
+    if (e < NB1 * K) ll_st(a.part + ((size_t)(I * MAXH + c) * K + k) * NB1 + r, group_sum<T, NB1, G1, K>(red, r, k), a.epoch);
   }
+}
+
+// The chain: block rows in order, x_I from its own x_{I-L..I-1}, the helpers' sums and Dinv_I.
+template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a, T *S, T *red, T *xw, T *ys)
+{
+  using R = typename LLw<T>::raw;
+  constexpr int QB = (NB1 * K + NT1 - 1) / NT1, KP = K < 2 ? K : 2;  // KP partial sums prefetched in registers
+  const View<T> &V = a.V;
+  const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
+  // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then Dinv_I
+  int  ci = 0, cj = 0, slot = 0;
+  auto issue = [&]() {
+    if (ci < nblk) {
+      T *dst = S + (slot % ST) * TILE1;
+      if (cj == ci) {  // Dinv_ci: wait for its inversion job (which depends on nothing)
+        if (tid == 0)
+          while (ld_acquire(a.ctl + 2 + ci) != a.epoch) {}
+        __syncthreads();
+        const char *src = (const char *)(a.dinv + (size_t)ci * TILE1);
+        for (int e = tid; e < TILE1 * (int)sizeof(T) / 16; e += NT1) cp_async16((char *)dst + 16 * e, src + 16 * e);
+        ci++;
+        cj = max(0, ci - L);
+      } else load_tile<T, NB1, NT1>(dst, V, ci, cj++, a.unit);
+    }
+    cp_commit();
+    slot++;
+  };
+  for (int t = 0; t < ST - 1; t++) issue();
+  int used = 0;  // items consumed
+  for (int I = 0; I < nblk; I++) {
+    const int rows = min(NB1, V.n - I * NB1), nh = one_chunks(I, L, a.CT);
+    T         br[QB];  // b_I and the first partial sums, loaded now: their latency hides behind the tiles
+#pragma unroll
+    for (int q = 0; q < QB; q++) {
+      const int e = tid + q * NT1, rr = e % NB1, k = e / NB1;
+      br[q]       = (e < NB1 * K && rr < rows && k < a.nrhs) ? a.B[V.orig(I * NB1 + rr) + k * a.ldb] : T(0);
+    }
+    const R *pp = a.part + ((size_t)(I * MAXH + g) * K) * NB1 + r;  // + k * NB1
+    R        pr[KP];
+    if (g < nh) {
+#pragma unroll
+      for (int k = 0; k < KP; k++) pr[k] = ll_ld(pp + k * NB1);
+    }
+    T acc[K];
+#pragma unroll
+    for (int k = 0; k < K; k++) acc[k] = T(0);
+    for (int J = max(0, I - L); J < I; J++, used++) {
+      cp_wait<ST - 2>();
+      __syncthreads();
+      gemv<T, NB1, G1, K>(S + (used % ST) * TILE1, xw + (J % W1) * NB1 * K, acc);
+      issue();
+    }
+    cp_wait<ST - 2>();
+    __syncthreads();
+    const T *Dinv = S + (used++ % ST) * TILE1;
+    if (g < nh) {  // thread (g, r) adds helper g's sum of row r: the group sums below combine them
+#pragma unroll
+      for (int k = 0; k < K; k++) acc[k] += k < KP ? ll_wait(pp + k * NB1, pr[k < KP ? k : 0], a.epoch, false) : ll_wait(pp + k * NB1, ll_ld(pp + k * NB1), a.epoch, false);
+    }
+    store_groups<T, NB1, G1, K>(red, acc);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < QB; q++) {
+      const int e = tid + q * NT1, rr = e % NB1, k = e / NB1;
+      if (e < NB1 * K) ys[rr * K + k] = (rr < rows && k < a.nrhs) ? br[q] - group_sum<T, NB1, G1, K>(red, rr, k) : T(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < K; k++) acc[k] = T(0);
+    gemv<T, NB1, G1, K, true>(Dinv, ys, acc);
+    store_groups<T, NB1, G1, K>(red, acc);
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < QB; q++) {
+      const int e = tid + q * NT1, rr = e % NB1, k = e / NB1;
+      if (e >= NB1 * K) break;
+      const bool valid = rr < rows && k < a.nrhs;
+      T          x     = group_sum<T, NB1, G1, K>(red, rr, k);
+      if (valid) {
+        if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, V.orig(I * NB1 + rr), (double)x);
+        a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
+      } else x = T(0);
+      xw[(I % W1) * NB1 * K + rr * K + k] = x;
+      if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
+    }
+    issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
+  }
+  cp_wait<0>();
+}
+
+template <class T, int K>
+__global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
+{
+  constexpr int ST = one_stages<T, K>();
+  static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T *S = (T *)smem_raw, *red = S + ST * TILE1, *xw = red + G1 * NB1 * K, *ys = xw + W1 * NB1 * K;
+  __shared__ int s_job;
+  if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
   __syncthreads();
-  if (owner) {
-    solve_diag<T, NB1, NT1, K>(V, I, Dinv, xs, red, a.X, a.ldx, a.nrhs, 0, a.rep);
-    if (tid == 0) st_release(a.flags + I, a.epoch);  // after the barrier: releases the whole CTA's x_I
-  } else if (tid == 0) red_release_add(a.cnt + I, 1u);
-  if (tid == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
+  const int I = s_job >> 4, c = s_job & 15;
+  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, S, red, xw, ys);
+  else if (c == JOB_INV) inv_job<T>(a, I, S);
+  else helper_job<T, K, ST>(a, I, c, S, red, xw);
+  if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
     a.ctl[0] = 0u;
     a.ctl[1] = 0u;
   }
 }
 
-// Job table, in ticket order: row by row, a row's helpers before its owner. A job waits only
-// for owners of earlier rows and for helpers of its own row, all earlier tickets, so the
-// solve cannot deadlock; rows are started in the order the dependency chain reaches them,
-// so an owner has its diagonal block inverted and its chunk streamed before it is needed.
-void build_jobs(int nblk, int CT, std::vector<int> &jobs)
+// Job table, in ticket order: the chain, the first PINV inversions, then row by row one more
+// inversion and the row's helper chunks. Deadlock-free: a helper of row I waits only for the
+// chain (ticket 0, resident); the chain waits for inversions (they wait for nothing) and for
+// the helpers of its current row I. If a job of a later ticket is resident, every earlier
+// ticket was taken, so row I's helpers are resident or done, and they need only x_J with
+// J <= I-L-1, which the chain has published. The chain looks at most a few rows ahead for
+// Dinv, fewer than PINV + L, so the inversion it waits for never queues behind a helper that
+// waits for the chain.
+void build_jobs(int nblk, int L, int CT, std::vector<int> &jobs)
 {
   jobs.clear();
+  jobs.push_back(JOB_CHAIN);
+  int ninv = 0;
+  for (; ninv < std::min(nblk, PINV); ninv++) jobs.push_back((ninv << 4) | JOB_INV);
   for (int I = 0; I < nblk; I++) {
-    const int nch = (I + CT - 1) / CT;
-    for (int c = 0; c + 1 < nch; c++) jobs.push_back((I << 4) | c);
-    jobs.push_back((I << 4) | 15);
+    if (ninv < nblk) jobs.push_back((ninv++ << 4) | JOB_INV);
+    for (int c = 0; c < one_chunks(I, L, CT); c++) jobs.push_back((I << 4) | c);
   }
 }
 
@@ -190,26 +314,37 @@ int env_int(const char *name, int def, int lo, int hi)
 
 sg_status fail_one(sg_report *rep, int cls, long long, long long row, double value) { return sg_trsv_report_fail(rep, cls, -1, row, value); }
 
+size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
 template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {
-  const int  n = (int)P->n, nblk = (n + NB1 - 1) / NB1;
-  const int  CT = std::max(env_int("SG_TRSV_CT", 16, 1, 1 << 20), (nblk - 1 + MAXH) / (MAXH + 1));
-  // control block: ticket, done, flags[nblk], cnt[nblk]; zeroed whenever (re)allocated
-  const size_t ctl_bytes = (2 + 2 * (size_t)nblk) * sizeof(unsigned);
-  void *old = ctx->work[SG_SLOT_TRSV_CTL];
-  size_t oldb = ctx->work_bytes[SG_SLOT_TRSV_CTL];
-  unsigned *ctl = (unsigned *)sg_ctx_work(ctx, ctl_bytes, SG_SLOT_TRSV_CTL);
-  if (!ctl) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes of trsv control memory on the device", ctl_bytes);
+  using R        = typename LLw<T>::raw;
+  const int n    = (int)P->n, nblk = (n + NB1 - 1) / NB1;
+  const int L    = env_int("SG_TRSV_LAG", 2, 1, LMAX);
+  const int CT   = std::max(env_int("SG_TRSV_CT", 16, 1, 1 << 20), (nblk - 1 - L + MAXH - 1) / MAXH);
   sg_status st;
+  const size_t smem = one_smem<T, K>();
+  if ((int)smem > sg_cuda_smem_optin())
+    return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "trsv needs %zu bytes of shared memory per block, the device allows %d", smem, sg_cuda_smem_optin());
+  // control block, zeroed whenever (re)allocated: ticket, done, Dinv flags | x_J (LL) | partial sums (LL)
+  const size_t off_x = align256((2 + (size_t)nblk) * sizeof(unsigned)), off_p = off_x + align256((size_t)nblk * NB1 * K * sizeof(R));
+  const size_t ctl_bytes = off_p + (size_t)nblk * MAXH * K * NB1 * sizeof(R);
+  void        *old = ctx->work[SG_SLOT_TRSV_CTL];
+  const size_t oldb = ctx->work_bytes[SG_SLOT_TRSV_CTL];
+  char        *ctl  = (char *)sg_ctx_work(ctx, ctl_bytes, SG_SLOT_TRSV_CTL);
+  if (!ctl) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes of trsv control memory on the device", ctl_bytes);
   if (ctl != old || oldb != ctx->work_bytes[SG_SLOT_TRSV_CTL] || ++ctx->trsv_epoch == 0) {
     if ((st = sg_cuda_check(cudaMemsetAsync(ctl, 0, ctx->work_bytes[SG_SLOT_TRSV_CTL], sg_stream(ctx)), rep, "clearing trsv flags")) != SG_OK) return st;
     ctx->trsv_epoch = 1;
   }
-  // job table: rebuilt and uploaded only when the shape (nblk, CT) changes
-  const long long key = (long long)nblk * 4096 + CT;
+  const size_t dinv_bytes = (size_t)nblk * TILE1 * sizeof(T);
+  T           *dinv       = (T *)sg_ctx_work(ctx, dinv_bytes, SG_SLOT_TRSV_PART);
+  if (!dinv) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the inverted diagonal blocks", dinv_bytes);
+  // job table: rebuilt and uploaded only when the shape (nblk, CT, L) changes
+  const long long key = ((long long)nblk << 28) | ((long long)CT << 4) | L;
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    build_jobs(nblk, CT, jobs);
+    build_jobs(nblk, L, CT, jobs);
     // the pinned staging buffer may still feed an earlier upload: wait before reusing it
     if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
     int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
@@ -220,30 +355,25 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     ctx->trsv_table_key  = key;
     ctx->trsv_table_jobs = (long long)jobs.size();
   }
-  const int *djobs = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
-  T *part = nullptr;
-  if (nblk > CT) {
-    const size_t pb = (size_t)nblk * MAXH * K * NB1 * sizeof(T);
-    if (!(part = (T *)sg_ctx_work(ctx, pb, SG_SLOT_TRSV_PART))) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes of trsv partial sums", pb);
-  }
   OneArgs<T> a;
-  a.V     = View<T>{(const T *)P->A, P->lda, n, (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), P->trans == SG_TRANS};
-  a.B     = (const T *)P->B;
-  a.ldb   = P->nrhs > 1 ? P->ldb : P->n;
-  a.X     = (T *)P->X;
-  a.ldx   = P->nrhs > 1 ? P->ldx : P->n;
-  a.nrhs  = (int)P->nrhs;
-  a.CT    = CT;
-  a.jobs  = djobs;
-  a.ctl   = ctl;
-  a.flags = ctl + 2;
-  a.cnt   = ctl + 2 + nblk;
-  a.part  = part;
-  a.epoch = ctx->trsv_epoch;
+  a.V      = View<T>{(const T *)P->A, P->lda, n, (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), P->trans == SG_TRANS};
+  a.B      = (const T *)P->B;
+  a.ldb    = P->nrhs > 1 ? P->ldb : P->n;
+  a.X      = (T *)P->X;
+  a.ldx    = P->nrhs > 1 ? P->ldx : P->n;
+  a.nrhs   = (int)P->nrhs;
+  a.nblk   = nblk;
+  a.CT     = CT;
+  a.L      = L;
+  a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
+  a.ctl    = (unsigned *)ctl;
+  a.xll    = (R *)(ctl + off_x);
+  a.part   = (R *)(ctl + off_p);
+  a.dinv   = dinv;
+  a.epoch  = ctx->trsv_epoch;
   a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
-  a.unit  = P->diag == SG_UNIT;
-  a.rep   = sg_dreport(ctx);
-  const size_t smem = one_smem<T, K>();
+  a.unit   = P->diag == SG_UNIT;
+  a.rep    = sg_dreport(ctx);
   static bool attr = false;  // per instantiation
   if (!attr) {
     if ((st = sg_cuda_check(cudaFuncSetAttribute(trsv_one_kernel<T, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "trsv shared memory")) != SG_OK) return st;
@@ -254,7 +384,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
     ctx->trsv_table_key = -1;
-    (void)cudaMemsetAsync(ctl, 0, ctl_bytes, sg_stream(ctx));
+    (void)cudaMemsetAsync(ctl, 0, off_x, sg_stream(ctx));
   }
   return st;
 }
