@@ -1,7 +1,38 @@
 // Batched small dense triangular solves on the GPU: sg_trsv_batch_solve_cuda (many
-// independent systems of n <= 512, uniform or variable orders, in one launch).
-// One CTA per system walks the tiles of its effective lower matrix (trsv_cuda.cuh)
-// sequentially: no flags needed.
+// independent systems of n <= 512, uniform or variable orders, in one launch). Every variant
+// is a forward substitution with the effective lower matrix M of trsv_cuda.cuh (View).
+//
+// Two kernels, chosen by the bound B->n (the largest order of the batch):
+//  - n <= WARP_MAX_N (128): a WARP per system (a G = 16-lane segment per system for n <= 16,
+//    two per warp), several warps per CTA, no CTA barrier at all. The segment first issues
+//    cp.async copies of its whole triangle (only the triangle, and the diagonal only for a
+//    non-unit diagonal) into a packed triangle in shared memory, walking the lines that are
+//    contiguous in A (columns of M for op = N, rows of M for op = T) so that every copy
+//    instruction is coalesced whatever the variant; the right-hand side loads are issued at
+//    the same time. All of a system's bytes are in flight at once (maximal memory-level
+//    parallelism), which is what a bandwidth-bound batch needs. Then lane l owns rows
+//    i = r*G + l (r < NR, n <= G*NR) and substitutes in registers: at step j the owner
+//    of row j has its final value, x_j = y_j * (1/m_jj) is broadcast with one shuffle, and every
+//    lane does y_i -= M(i,j) x_j reading M(i,j) from shared memory (the reads do not depend
+//    on x, so they are off the critical path, which is shuffle + FMA per step). Packed
+//    layouts, conflict-free for the copy and for the reads of a step: op = N column-packed,
+//    slot(i,j) = j*NM - j(j-1)/2 + i - j (a step reads consecutive slots); op = T
+//    row-packed, slot(i,j) = i(i+1)/2 + j (a step reads slots T_i + j, and the triangular
+//    numbers T_i are distinct modulo any power of two for 2^k consecutive i). Up to K = 4
+//    right-hand sides go through one substitution (more in chunks of 4), reusing the staged
+//    triangle. Warps per CTA: as many (<= 8) as keep the CTA within 48 KB of shared memory
+//    (fp64: 8 for n <= 32, 2 for n <= 64, 1 above; n <= 128 takes 66 KB, 3 warps per SM).
+//    Why: the old CTA-per-system kernel inverted every 32 x 32 diagonal block with ~10
+//    barriers; at n <= 64 that inversion was all the work (7.95 % of copy bandwidth at
+//    n = 32 fp64, below cuBLAS trsmBatched).
+//  - larger orders: one CTA of 128 threads per system walks the 32 x 32 tiles of its M in
+//    order through a cp.async ring (no flags needed); diagonal tiles are inverted
+//    (trsv_cuda.cuh, Higham's method) and applied as GEMVs.
+// Both kernels: a system of order 0 is skipped; an order or leading dimension out of range
+// flags SG_FAIL_PIVOT_NONFINITE (reported as SG_ERR_ARG naming the system) and leaves the
+// system untouched; with a non-unit diagonal the WHOLE diagonal is checked before anything
+// is written, so a singular system keeps its B; a non-finite solution entry flags
+// SG_FAIL_RESULT. The other triangle (and a unit diagonal) is never read.
 #include "tri/trsv_cuda.cuh"
 
 namespace {
@@ -21,6 +52,7 @@ template <class T> struct BatchArgs {
   const T *const *A;
   T *const       *X;
   const int      *nv, *ldav, *ldxv;
+  long long       nbatch;
   int             n, lda, ldx, nrhs;
   bool            rev, trans, unit;
   T               pivtol;
@@ -28,6 +60,7 @@ template <class T> struct BatchArgs {
 };
 template <class T, int K> constexpr size_t batch_smem() { return sizeof(T) * ((size_t)(STB + 1) * TILEB + 2 * NBB * K + NBB * NBB / 4 + GB * NBB * K); }
 
+// ---------------------------------------------------------------- CTA per system (n > WARP_MAX_N)
 template <class T, int K>
 __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
 {
@@ -103,7 +136,154 @@ __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
   cp_wait<0>();
 }
 
-template <class T, int K> sg_status launch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+
+// ---------------------------------------------------------------- warp (segment) per system
+constexpr int    WARP_MAX_N = 128;          // largest bound B->n solved by the warp kernel
+constexpr size_t WARP_CTA_SMEM = 48 * 1024; // shared memory per CTA the warps-per-CTA choice aims at
+constexpr unsigned FULL = 0xffffffffu;
+
+// A segment of G lanes solves one system of order n <= NM = G*NR; lane l owns rows r*G + l.
+// Its packed triangle (NM(NM+1)/2 values) lives in shared memory: slot(i,j), j <= i < NM.
+template <int G, int NR, bool TR> struct WarpShape {
+  static constexpr int NM = G * NR, TRI = NM * (NM + 1) / 2, SPW = 32 / G;
+  // op = N: column-packed (a step j reads the consecutive slots of column j);
+  // op = T: row-packed (the copy of a row of M, a column of A, is contiguous)
+  __host__ __device__ static constexpr int slot(int i, int j) { return TR ? i * (i + 1) / 2 + j : j * NM - j * (j - 1) / 2 + (i - j); }
+};
+template <class T, int G, int NR> constexpr int warp_wpc()  // warps per CTA
+{
+  constexpr size_t w = sizeof(T) * (size_t)(G * NR) * (G * NR + 1) / 2 * (32 / G);
+  return w * 8 <= WARP_CTA_SMEM ? 8 : w * 4 <= WARP_CTA_SMEM ? 4 : w * 2 <= WARP_CTA_SMEM ? 2 : 1;
+}
+template <class T, int G, int NR> constexpr size_t warp_smem()
+{
+  return sizeof(T) * (size_t)(G * NR) * (G * NR + 1) / 2 * (32 / G) * warp_wpc<T, G, NR>();
+}
+
+// 1/d correctly rounded (the intrinsics avoid the division routine's call)
+__device__ __forceinline__ double rcp(double d) { return __drcp_rn(d); }
+__device__ __forceinline__ float  rcp(float d) { return __frcp_rn(d); }
+
+// K right-hand sides per substitution (nrhs > K: chunks of K). TR: op = T (row-packed).
+// __maxnreg__ rather than __launch_bounds__: with the latter ptxas capped the fp64 NR = 4,
+// K = 4 instantiation at 96 registers and spilled; no instantiation needs more than 110.
+template <class T, int G, int NR, int K, bool TR>
+__global__ void __maxnreg__(128) trsv_batch_warp_kernel(const BatchArgs<T> a)
+{
+  using W = WarpShape<G, NR, TR>;
+  constexpr int SPW = W::SPW, WPC = warp_wpc<T, G, NR>();
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int       lane = threadIdx.x & 31, warp = threadIdx.x >> 5, l = lane % G, seg = lane / G;
+  const long long first = ((long long)blockIdx.x * WPC + warp) * SPW, sys = first + seg;
+  if (first >= a.nbatch) return;  // warp-uniform: no system for this warp
+  T  *S = (T *)smem_raw + (size_t)(warp * SPW + seg) * W::TRI;
+  int n = 0, lda = 0, ldx = 0;
+  if (sys < a.nbatch) {
+    n   = a.nv ? a.nv[sys] : a.n;
+    lda = a.ldav ? a.ldav[sys] : a.lda;
+    ldx = a.ldxv ? a.ldxv[sys] : a.ldx;
+    if (n < 0 || n > a.n || (n > 0 && (lda < n || ldx < n))) {
+      if (l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, n, 0.0);
+      n = 0;  // left untouched
+    }
+  }
+  const int nloop = (int)__reduce_max_sync(FULL, (unsigned)n);  // steps of the warp (its largest system)
+  if (nloop == 0) return;                                        // warp-uniform
+  const T *A = n > 0 ? a.A[sys] : nullptr;
+  T       *X = n > 0 ? a.X[sys] : nullptr;
+  const bool unit = a.unit, rev = a.rev;
+  auto orig = [&](int i) { return rev ? n - 1 - i : i; };
+
+  // 1. the whole triangle into S, by lines contiguous in A: op = N the columns j of M
+  //    (rows i = j..n-1), op = T the rows i of M (columns j = 0..i); a unit diagonal is skipped
+  for (int line = 0; line < n; line++) {
+    const int len = TR ? line + 1 : n - line;
+    for (int o = l; o < len; o += G) {
+      const int i = TR ? line : line + o, j = TR ? o : line;
+      if (unit && i == j) continue;
+      const int ai = orig(i), aj = orig(j);  // M(i,j) = op(A)(ai,aj)
+      cp_async(S + W::slot(i, j), A + (TR ? (long long)aj + (long long)ai * lda : (long long)ai + (long long)aj * lda));
+    }
+  }
+  cp_commit();
+
+  bool rowok[NR];
+#pragma unroll
+  for (int r = 0; r < NR; r++) rowok[r] = r * G + l < n;
+  T    y[K][NR];
+  auto load_y = [&](int k0) {
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+      for (int r = 0; r < NR; r++) y[k][r] = (rowok[r] && k0 + k < a.nrhs) ? X[orig(r * G + l) + (long long)(k0 + k) * ldx] : T(0);
+  };
+  load_y(0);  // in flight together with the triangle
+  cp_wait<0>();
+  __syncwarp();  // the segment's copies visible to all its lanes
+
+  // 2. the whole diagonal before anything is written; rows past n: inv = 1, y = 0 (x = 0)
+  T    inv[NR];
+  bool bad = false;
+#pragma unroll
+  for (int r = 0; r < NR; r++) {
+    const int i = r * G + l;
+    T         d = T(1);
+    if (!unit && rowok[r]) {
+      d = S[W::slot(i, i)];
+      if (sg_trsv_bad_diag(d, a.pivtol)) {
+        sg_dev_flag(a.rep, sg_trsv_diag_class(d), sys, orig(i), (double)d);
+        bad = true;
+        d   = T(1);  // (the segment is skipped)
+      }
+    }
+    inv[r] = rcp(d);
+  }
+  const unsigned segmask = G == 32 ? FULL : ((1u << G) - 1u) << (seg * G);
+  const bool     active  = n > 0 && !(__ballot_sync(FULL, bad) & segmask);
+  if (!__any_sync(FULL, active)) return;  // warp-uniform
+
+  // 3. substitution, K columns at a time; lanes of inactive segments (or rows past n) follow
+  //    the shuffles but neither read S nor write X
+  int rb[NR];  // op = T: slot(i, 0) of this lane's rows
+#pragma unroll
+  for (int r = 0; r < NR; r++) rb[r] = W::slot(r * G + l, 0);
+  for (int k0 = 0; k0 < a.nrhs; k0 += K) {
+    if (k0 > 0) load_y(k0);
+#pragma unroll
+    for (int jb = 0; jb < NR; jb++) {
+      if (jb * G >= nloop) break;  // warp-uniform
+#pragma unroll
+      for (int jl = 0; jl < G; jl++) {
+        const int j = jb * G + jl;
+        if (j >= nloop) break;  // warp-uniform
+        T xj[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) xj[k] = __shfl_sync(FULL, y[k][jb] * inv[jb], jl, G);
+#pragma unroll
+        for (int r = jb; r < NR; r++)
+          if (rowok[r] && (r > jb || l > jl)) {  // M(i,j) with j < i < n only: never 0 * (unread)
+            const T m = S[TR ? rb[r] + j : W::slot(r * G, j) + l];
+#pragma unroll
+            for (int k = 0; k < K; k++) y[k][r] = fma(-m, xj[k], y[k][r]);
+          }
+      }
+    }
+    if (active) {
+#pragma unroll
+      for (int r = 0; r < NR; r++)
+#pragma unroll
+        for (int k = 0; k < K; k++)
+          if (rowok[r] && k0 + k < a.nrhs) {
+            const T   x  = y[k][r] * inv[r];
+            const int ir = orig(r * G + l);
+            if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, sys, ir, (double)x);
+            X[ir + (long long)(k0 + k) * ldx] = x;
+          }
+    }
+  }
+}
+
+template <class T> BatchArgs<T> make_args(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol)
 {
   BatchArgs<T> a;
   a.A = (const T *const *)B->A;
@@ -111,6 +291,7 @@ template <class T, int K> sg_status launch_batch(sg_ctx *ctx, const sg_trsv_batc
   a.nv = B->nv;
   a.ldav = B->ldav;
   a.ldxv = B->ldxv;
+  a.nbatch = B->nbatch;
   a.n = B->n;
   a.lda = B->lda;
   a.ldx = B->ldx;
@@ -120,6 +301,11 @@ template <class T, int K> sg_status launch_batch(sg_ctx *ctx, const sg_trsv_batc
   a.unit = B->diag == SG_UNIT;
   a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
   a.rep = sg_dreport(ctx);
+  return a;
+}
+template <class T, int K> sg_status launch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
   const size_t smem = batch_smem<T, K>();
   sg_status    st;
   static bool  attr = false;
@@ -132,8 +318,44 @@ template <class T, int K> sg_status launch_batch(sg_ctx *ctx, const sg_trsv_batc
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
 
+template <class T, int G, int NR, int K, bool TR> sg_status launch_warp(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  const BatchArgs<T> a    = make_args<T>(ctx, B, pivtol);
+  constexpr size_t   smem = warp_smem<T, G, NR>();
+  constexpr int      WPC = warp_wpc<T, G, NR>(), SPC = WPC * (32 / G);  // warps, systems per CTA
+  auto               kernel = trsv_batch_warp_kernel<T, G, NR, K, TR>;
+  sg_status          st;
+  if constexpr (smem > 48 * 1024) {
+    static bool attr = false;
+    if (!attr) {
+      if ((int)smem > sg_cuda_smem_optin())
+        return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "batched trsv needs %zu bytes of shared memory per block, the device allows %d", smem,
+                             sg_cuda_smem_optin());
+      if ((st = sg_cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "batched trsv shared memory")) != SG_OK)
+        return st;
+      attr = true;
+    }
+  }
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  kernel<<<(unsigned)((B->nbatch + SPC - 1) / SPC), 32 * WPC, smem, sg_stream(ctx)>>>(a);
+  return sg_dev_report_fetch(ctx, rep, fail_batch);
+}
+
+// segment width G and rows per lane NR by the bound n; K right-hand sides per substitution
+template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  const bool tr = B->trans == SG_TRANS;
+  if (B->nrhs == 1) return tr ? launch_warp<T, G, NR, 1, true>(ctx, B, pivtol, rep) : launch_warp<T, G, NR, 1, false>(ctx, B, pivtol, rep);
+  return tr ? launch_warp<T, G, NR, 4, true>(ctx, B, pivtol, rep) : launch_warp<T, G, NR, 4, false>(ctx, B, pivtol, rep);
+}
+
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
+  if (B->n <= 16) return warp_k<T, 16, 1>(ctx, B, pivtol, rep);
+  if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
+  if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
+  if (B->n <= 96) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);
+  if (B->n <= WARP_MAX_N) return warp_k<T, 32, 4>(ctx, B, pivtol, rep);
   const int k = B->nrhs;
   if (k <= 1) return launch_batch<T, 1>(ctx, B, pivtol, rep);
   if (k <= 4) return launch_batch<T, 4>(ctx, B, pivtol, rep);

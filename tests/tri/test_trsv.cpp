@@ -347,25 +347,32 @@ static void run_tb(const BatchT<T> &S, const char *kind, sg_status want = SG_OK,
 template <class T> static void batch_sweep(bool quick)
 {
   std::mt19937_64 rng(99 + sizeof(T));
-  const std::vector<int> ns = quick ? std::vector<int>{1, 7, 64} : std::vector<int>{1, 7, 32, 100, 257, 512};
+  // CUDA paths by the bound n: a 16-lane segment per system (n <= 16, two systems per warp),
+  // a warp per system with 1..4 rows per lane (n <= 32, 64, 96, 128), a CTA per system
+  // (n > 128); nrhs 1 / 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
+  const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100}
+                                    : std::vector<int>{1, 7, 16, 17, 32, 33, 64, 65, 96, 100, 128, 129, 257, 512};
+  const std::vector<int> nvar = quick ? std::vector<int>{16, 40} : std::vector<int>{16, 40, 128, 512};
   for (sg_uplo u : kUplo)
     for (sg_trans t : kTrans)
       for (sg_diag d : kDiag)
-        for (int nrhs : {1, 4}) {
+        for (int nrhs : {1, 3, 16}) {
           for (int n : ns) {
             const long long nb = n >= 257 ? 3 : (n >= 100 ? 9 : 37);
             run_tb(make_tb<T>(u, t, d, nb, n, nrhs, false, rng), "uniform");
           }
-          run_tb(make_tb<T>(u, t, d, 23, quick ? 40 : 512, nrhs, true, rng), "variable (incl. n=0)");
+          for (int nmax : nvar) run_tb(make_tb<T>(u, t, d, 23, nmax, nrhs, true, rng), "variable (incl. n=0)");
         }
-  // one bad system among good ones: zero diagonal in systems 5 (row 11) and 7 (row 2)
-  for (sg_uplo u : kUplo)
-    for (sg_trans t : kTrans) {
-      BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, 37, 2, false, rng);
-      S.A[S.aoff[5] + 11 + 11 * (size_t)S.lda] = 0;
-      S.A[S.aoff[7] + 2 + 2 * (size_t)S.lda]   = 0;
-      run_tb(S, "zero diag in systems 5, 7", SG_ERR_ZERO_PIVOT, 5, 11, {5, 7});
-    }
+  // one bad system among good ones: zero diagonal in systems 5 (row 11) and 7 (row 2); n = 12:
+  // systems 4 and 5 (6 and 7) share a warp on the GPU, 4 and 6 must still be solved
+  for (int n : {12, 37})
+    for (sg_uplo u : kUplo)
+      for (sg_trans t : kTrans) {
+        BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, n, 2, false, rng);
+        S.A[S.aoff[5] + 11 + 11 * (size_t)S.lda] = 0;
+        S.A[S.aoff[7] + 2 + 2 * (size_t)S.lda]   = 0;
+        run_tb(S, "zero diag in systems 5, 7", SG_ERR_ZERO_PIVOT, 5, 11, {5, 7});
+      }
   // Inf diagonal (system 4) before a NaN diagonal (system 6): NONFINITE naming system 4
   {
     BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, 20, 1, false, rng);
@@ -374,9 +381,9 @@ template <class T> static void batch_sweep(bool quick)
     run_tb(S, "Inf diag sys 4, NaN diag sys 6", SG_ERR_NONFINITE, 4, 3, {4, 6});
   }
   // per-system argument errors: that system untouched, the others solved
-  {
-    BatchT<T> S = make_tb<T>(SG_UPPER, SG_TRANS, SG_NONUNIT, 11, 30, 3, true, rng);
-    S.nv[3] = 31;  // > n: system 3 invalid (its arrays are those of a smaller system)
+  for (int nmax : {14, 30, 200}) {  // (GPU: 16-lane segments, a warp, a CTA per system)
+    BatchT<T> S = make_tb<T>(SG_UPPER, SG_TRANS, SG_NONUNIT, 11, nmax, 3, true, rng);
+    S.nv[3] = nmax + 1;  // > n: system 3 invalid (its arrays are those of a smaller system)
     S.ldav[8] = S.nv[8] > 0 ? S.nv[8] - 1 : -1;
     run_tb(S, "nv[3] > n, ldav[8] < nv[8]", SG_ERR_ARG, 3, -1, {3, 8});
     S.nv[3] = -1;
