@@ -11,7 +11,8 @@
 #              TESTS_REGEX=... selects a subset)
 #   sanitize : compute-sanitizer memcheck + racecheck on the GPU kernel tests (--quick;
 #              SANITIZE_GLOB=test_tri* selects some)
-#   bench    : bench/tri and bench/trsv side by side (BENCHES="tri trsv", BENCH_ARGS_<family>;
+#   bench    : bench/tri and bench/trsv side by side (BENCHES="tri trsv", BENCH_ARGS_<family>,
+#              BENCH_TAG=x names the files <family>-<device>-<date>-x.*, BENCH_TAIL lines shown;
 #              JSON to $OUT, copied back to bench/results by `fetch`)
 #   profile  : Nsight Compute reports of bench kernels (PROFILES="name|kernel regex|family|args;...")
 #   demo     : the main demo on the GPU
@@ -100,7 +101,8 @@ step_bench() {
     [ -x "$b" ] || { say "bench_$f not built"; continue; }
     eval "args=\${BENCH_ARGS_$f:-}"
     say "bench/$f on $dev $args"
-    "$b" --commit "$COMMIT" --out "$OUT/$f-$dev-$(date +%Y%m%d).json" $args 2>&1 | tee "$OUT/bench-$f.log" | tail -n 120 || true
+    tag=${BENCH_TAG:+-$BENCH_TAG}
+    "$b" --commit "$COMMIT" --out "$OUT/$f-$dev-$(date +%Y%m%d)$tag.json" $args 2>&1 | tee "$OUT/bench-$f$tag.log" | tail -n ${BENCH_TAIL:-120} || true
   done
 }
 step_profile() {

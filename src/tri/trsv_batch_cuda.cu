@@ -46,7 +46,10 @@ sg_status fail_batch(sg_report *rep, int cls, long long system, long long row, d
   return sg_trsv_report_fail(rep, cls, system, row, value);
 }
 
-constexpr int NBB = 32, GB = 4, NTB = NBB * GB, STB = 3, TILEB = NBB * (NBB + 1);
+constexpr int NBB = 32, GB = 4, NTB = NBB * GB, TILEB = NBB * (NBB + 1);
+// ring depth of the CTA kernel: deep enough that one CTA keeps ~64 KB of tiles in flight (a
+// batch of n = 512 systems puts only ~2 systems on each SM)
+template <int K> constexpr int batch_stages() { return K >= 16 ? 4 : 8; }
 
 template <class T> struct BatchArgs {
   const T *const *A;
@@ -58,14 +61,20 @@ template <class T> struct BatchArgs {
   T               pivtol;
   sg_dev_report  *rep;
 };
-template <class T, int K> constexpr size_t batch_smem() { return sizeof(T) * ((size_t)(STB + 1) * TILEB + 2 * NBB * K + NBB * NBB / 4 + GB * NBB * K); }
+// shared memory: ring, Dinv, ys, inversion scratch, group sums, and the whole solution (nmax x K)
+template <class T, int K> size_t batch_smem(int nmax)
+{
+  const size_t nx = (size_t)((nmax + NBB - 1) / NBB) * NBB * K;
+  return sizeof(T) * ((size_t)(batch_stages<K>() + 1) * TILEB + NBB * K + NBB * NBB / 4 + GB * NBB * K + nx);
+}
 
 // ---------------------------------------------------------------- CTA per system (n > WARP_MAX_N)
 template <class T, int K>
 __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
 {
+  constexpr int STB = batch_stages<K>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)smem_raw, *Dinv = S + STB * TILEB, *xs = Dinv + TILEB, *tmp = xs + 2 * NBB * K, *red = tmp + NBB * NBB / 4;
+  T *S = (T *)smem_raw, *Dinv = S + STB * TILEB, *ys = Dinv + TILEB, *tmp = ys + NBB * K, *red = tmp + NBB * NBB / 4, *xall = red + GB * NBB * K;
   const long long sys = blockIdx.x;
   const int       n = a.nv ? a.nv[sys] : a.n, lda = a.ldav ? a.ldav[sys] : a.lda, ldx = a.ldxv ? a.ldxv[sys] : a.ldx;
   const int       tid = threadIdx.x;
@@ -104,33 +113,30 @@ __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
     cp_commit();
   };
   for (int t = 0; t < STB - 1; t++) issue(t);
-  T acc[K];
+  T acc[K], br[(NBB * K + NTB - 1) / NTB];
   for (int t = 0; t < nitems; t++) {
     int I, J;
     item(t, I, J);
-    if (J == I) {
+    if (J == I) {  // first item of row I: b_I now, used when the row is finished
 #pragma unroll
       for (int k = 0; k < K; k++) acc[k] = T(0);
-    } else {  // x_J was finished by this CTA (visible after the barriers of its solve)
-      for (int e = tid; e < NBB * K; e += NTB) xs[(e % NBB) * K + e / NBB] = (e / NBB < a.nrhs) ? X[V.orig(J * NBB + e % NBB) + (e / NBB) * ldx] : T(0);
+      load_rhs<T, NBB, NTB, K>(V, I, X, ldx, a.nrhs, br);
     }
     cp_wait<STB - 2>();
     __syncthreads();
     const T *St = S + (t % STB) * TILEB;
     if (J == I) invert_lower<T, NBB, NTB>(St, Dinv, tmp);
-    else gemv<T, NBB, GB, K>(St, xs, acc);
-    __syncthreads();  // St and xs consumed
-    issue(t + STB - 1);
+    else gemv<T, NBB, GB, K>(St, xall + J * NBB * K, acc);  // x_J: this CTA's own, in shared memory
+    issue(t + STB - 1);  // into the slot read at item t-1: every thread is past this item's barrier
     if (J == I - 1 || (J == I && I == 0)) {  // last item of row I: finish it
       store_groups<T, NBB, GB, K>(red, acc);
       __syncthreads();
-      const int rows = min(NBB, n - I * NBB);
-      for (int e = tid; e < NBB * K; e += NTB) {
-        const int r = e % NBB, k = e / NBB;
-        xs[r * K + k] = (r < rows && k < a.nrhs) ? X[V.orig(I * NBB + r) + k * ldx] - group_sum<T, NBB, GB, K>(red, r, k) : T(0);
-      }
+      form_rhs<T, NBB, NTB, K>(red, br, ys);
       __syncthreads();
-      solve_diag<T, NBB, NTB, K>(V, I, Dinv, xs, red, X, ldx, a.nrhs, sys, a.rep);
+      solve_diag<T, NBB, NTB, K>(V, I, Dinv, ys, red, a.nrhs, sys, a.rep, [&](int r, int k, T x, bool valid) {
+        if (valid) X[V.orig(I * NBB + r) + k * ldx] = x;
+        xall[(I * NBB + r) * K + k] = x;
+      });
     }
   }
   cp_wait<0>();
@@ -306,12 +312,12 @@ template <class T> BatchArgs<T> make_args(sg_ctx *ctx, const sg_trsv_batch *B, d
 template <class T, int K> sg_status launch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
-  const size_t smem = batch_smem<T, K>();
+  const size_t smem = batch_smem<T, K>(B->n);
   sg_status    st;
-  static bool  attr = false;
-  if (!attr) {
+  static size_t attr = 0;  // the limit set so far (grows with the largest order seen)
+  if (smem > attr) {
     if ((st = sg_cuda_check(cudaFuncSetAttribute(trsv_batch_kernel<T, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "batched trsv shared memory")) != SG_OK) return st;
-    attr = true;
+    attr = smem;
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   trsv_batch_kernel<T, K><<<(unsigned)B->nbatch, NTB, smem, sg_stream(ctx)>>>(a);

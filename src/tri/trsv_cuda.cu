@@ -204,13 +204,9 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   for (int t = 0; t < ST - 1; t++) issue();
   int used = 0;  // items consumed
   for (int I = 0; I < nblk; I++) {
-    const int rows = min(NB1, V.n - I * NB1), nh = one_chunks(I, L, a.CT);
-    T         br[QB];  // b_I and the first partial sums, loaded now: their latency hides behind the tiles
-#pragma unroll
-    for (int q = 0; q < QB; q++) {
-      const int e = tid + q * NT1, rr = e % NB1, k = e / NB1;
-      br[q]       = (e < NB1 * K && rr < rows && k < a.nrhs) ? a.B[V.orig(I * NB1 + rr) + k * a.ldb] : T(0);
-    }
+    const int nh = one_chunks(I, L, a.CT);
+    T br[QB];  // b_I and the first partial sums, loaded now: their latency hides behind the tiles
+    load_rhs<T, NB1, NT1, K>(V, I, a.B, a.ldb, a.nrhs, br);
     const R *pp = a.part + ((size_t)(I * MAXH + g) * K) * NB1 + r;  // + k * NB1
     R        pr[KP];
     if (g < nh) {
@@ -235,30 +231,13 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     }
     store_groups<T, NB1, G1, K>(red, acc);
     __syncthreads();
-#pragma unroll
-    for (int q = 0; q < QB; q++) {
-      const int e = tid + q * NT1, rr = e % NB1, k = e / NB1;
-      if (e < NB1 * K) ys[rr * K + k] = (rr < rows && k < a.nrhs) ? br[q] - group_sum<T, NB1, G1, K>(red, rr, k) : T(0);
-    }
+    form_rhs<T, NB1, NT1, K>(red, br, ys);
     __syncthreads();
-#pragma unroll
-    for (int k = 0; k < K; k++) acc[k] = T(0);
-    gemv<T, NB1, G1, K, true>(Dinv, ys, acc);
-    store_groups<T, NB1, G1, K>(red, acc);
-    __syncthreads();
-#pragma unroll
-    for (int q = 0; q < QB; q++) {
-      const int e = tid + q * NT1, rr = e % NB1, k = e / NB1;
-      if (e >= NB1 * K) break;
-      const bool valid = rr < rows && k < a.nrhs;
-      T          x     = group_sum<T, NB1, G1, K>(red, rr, k);
-      if (valid) {
-        if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, V.orig(I * NB1 + rr), (double)x);
-        a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
-      } else x = T(0);
+    solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, [&](int rr, int k, T x, bool valid) {
+      if (valid) a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
       xw[(I % W1) * NB1 * K + rr * K + k] = x;
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
-    }
+    });
     issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
   }
   cp_wait<0>();

@@ -165,10 +165,36 @@ template <class T, int NB, int G, int K> __device__ __forceinline__ void store_g
   for (int k = 0; k < K; k++) red[(g * NB + r) * K + k] = acc[k];
 }
 
-// Finish block row I: ys holds b_I minus all off-diagonal products (the callers form it);
-// x = Dinv * ys is written to X (checked finite). red is reused. Ends with a barrier.
+// The right-hand side entries of block row I that thread e = tid + q*NT handles (r = e % NB,
+// k = e / NB), read from B (b(i, k) at B[orig(i) + k*ldb]); 0 outside the matrix / nrhs.
+template <class T, int NB, int NT, int K>
+__device__ __forceinline__ void load_rhs(const View<T> &V, int I, const T *B, long long ldb, int nrhs, T (&br)[(NB * K + NT - 1) / NT])
+{
+  const int rows = min(NB, V.n - I * NB);
+#pragma unroll
+  for (int q = 0; q < (NB * K + NT - 1) / NT; q++) {
+    const int e = threadIdx.x + q * NT, r = e % NB, k = e / NB;
+    br[q]       = (e < NB * K && r < rows && k < nrhs) ? B[V.orig(I * NB + r) + k * ldb] : T(0);
+  }
+}
+// ys = b - (the column-group sums in red), for the same entries as load_rhs.
 template <class T, int NB, int NT, int K, int G = NT / NB>
-__device__ void solve_diag(const View<T> &V, int I, const T *Dinv, T *ys, T *red, T *X, long long ldx, int nrhs, long long system, sg_dev_report *rep)
+__device__ __forceinline__ void form_rhs(const T *red, const T (&br)[(NB * K + NT - 1) / NT], T *ys)
+{
+#pragma unroll
+  for (int q = 0; q < (NB * K + NT - 1) / NT; q++) {
+    const int e = threadIdx.x + q * NT, r = e % NB, k = e / NB;
+    if (e < NB * K) ys[r * K + k] = br[q] - group_sum<T, NB, G, K>(red, r, k);
+  }
+}
+
+// Finish block row I: ys holds b_I minus all off-diagonal products (the callers form it);
+// x = Dinv * ys. For every entry (r, k) of the block, emit(r, k, x, valid): valid for a real
+// row (r < rows left in the matrix) and right-hand side (k < nrhs), x = 0 otherwise; a
+// non-finite valid x is flagged. red is reused. No barrier after the emits: the caller's
+// next barrier publishes what emit wrote to shared memory.
+template <class T, int NB, int NT, int K, class Emit, int G = NT / NB>
+__device__ void solve_diag(const View<T> &V, int I, const T *Dinv, const T *ys, T *red, int nrhs, long long system, sg_dev_report *rep, Emit emit)
 {
   T acc[K];
 #pragma unroll
@@ -177,15 +203,15 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, T *ys, T *red
   store_groups<T, NB, G, K>(red, acc);
   __syncthreads();
   const int rows = min(NB, V.n - I * NB);
-  for (int e = threadIdx.x; e < NB * K; e += NT) {
-    const int r = e % NB, k = e / NB;
-    if (r < rows && k < nrhs) {
-      const T x = group_sum<T, NB, G, K>(red, r, k);
-      if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(rep, SG_FAIL_RESULT, system, V.orig(I * NB + r), (double)x);
-      X[V.orig(I * NB + r) + k * ldx] = x;
-    }
+#pragma unroll
+  for (int q = 0; q < (NB * K + NT - 1) / NT; q++) {
+    const int e = threadIdx.x + q * NT, r = e % NB, k = e / NB;
+    if (e >= NB * K) break;
+    const bool valid = r < rows && k < nrhs;
+    const T    x     = group_sum<T, NB, G, K>(red, r, k);
+    if (valid && !(fabs(x) < (T)INFINITY)) sg_dev_flag(rep, SG_FAIL_RESULT, system, V.orig(I * NB + r), (double)x);
+    emit(r, k, valid ? x : T(0), valid);
   }
-  __syncthreads();
 }
 
 } // namespace sgtrsv
