@@ -16,6 +16,7 @@
 #              JSON to $OUT, copied back to bench/results by `fetch`)
 #   profile  : Nsight Compute reports of bench kernels (PROFILES="name|kernel regex|family|args;...")
 #   demo     : the main demo on the GPU
+# remote machine, any command in the same environment: bash scripts/device.sh exec CMD...
 # Everything prints to stdout and is also logged under $OUT.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -126,6 +127,8 @@ case "${1:-}" in
     shift; remote_env
     steps=${*:-all}; [ "$steps" = all ] && steps="env tests sanitize bench demo"
     for s in $steps; do "step_$s"; done ;;
+  exec) # exec CMD...: run a command in the remote environment (BUILD, COMMIT, OUT set; libraries found)
+    shift; remote_env; export BUILD COMMIT OUT; exec "$@" ;;
   fetch) # fetch DIR: copy bench JSON fetched from $OUT into bench/results and plot
     mkdir -p "$here/bench/results"
     for j in "$2"/tri-*.json "$2"/trsv-*.json; do [ -f "$j" ] && cp "$j" "$here/bench/results/" && python3 "$here/bench/plot.py" "$j" -o "$here/bench/results/$(basename "${j%.json}").png"; done ;;

@@ -61,11 +61,12 @@ template <class T> struct BatchArgs {
   T               pivtol;
   sg_dev_report  *rep;
 };
-// shared memory: ring, Dinv, ys, inversion scratch, group sums, and the whole solution (nmax x K)
+// shared memory: ring, Dinv, ys, inversion scratch, group sums, b of the rows in flight (one
+// slot per ring stage), and the whole solution (nmax x K)
 template <class T, int K> size_t batch_smem(int nmax)
 {
   const size_t nx = (size_t)((nmax + NBB - 1) / NBB) * NBB * K;
-  return sizeof(T) * ((size_t)(batch_stages<K>() + 1) * TILEB + NBB * K + NBB * NBB / 4 + GB * NBB * K + nx);
+  return sizeof(T) * ((size_t)(batch_stages<K>() + 1) * TILEB + NBB * K + NBB * NBB / 4 + GB * NBB * K + (size_t)batch_stages<K>() * NBB * K + nx);
 }
 
 // ---------------------------------------------------------------- CTA per system (n > WARP_MAX_N)
@@ -74,7 +75,7 @@ __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
 {
   constexpr int STB = batch_stages<K>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)smem_raw, *Dinv = S + STB * TILEB, *ys = Dinv + TILEB, *tmp = ys + NBB * K, *red = tmp + NBB * NBB / 4, *xall = red + GB * NBB * K;
+  T *S = (T *)smem_raw, *Dinv = S + STB * TILEB, *ys = Dinv + TILEB, *tmp = ys + NBB * K, *red = tmp + NBB * NBB / 4, *bw = red + GB * NBB * K, *xall = bw + STB * NBB * K;
   const long long sys = blockIdx.x;
   const int       n = a.nv ? a.nv[sys] : a.n, lda = a.ldav ? a.ldav[sys] : a.lda, ldx = a.ldxv ? a.ldxv[sys] : a.ldx;
   const int       tid = threadIdx.x;
@@ -109,18 +110,18 @@ __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
       int I, J;
       item(t, I, J);
       load_tile<T, NBB, NTB>(S + (t % STB) * TILEB, V, I, J, a.unit);
+      if (J == I) issue_rhs<T, NBB, NTB, K>(V, I, X, ldx, a.nrhs, bw + (I % STB) * NBB * K);  // b_I travels with row I's first tile
     }
     cp_commit();
   };
   for (int t = 0; t < STB - 1; t++) issue(t);
-  T acc[K], br[(NBB * K + NTB - 1) / NTB];
+  T acc[K];
   for (int t = 0; t < nitems; t++) {
     int I, J;
     item(t, I, J);
-    if (J == I) {  // first item of row I: b_I now, used when the row is finished
+    if (J == I) {
 #pragma unroll
       for (int k = 0; k < K; k++) acc[k] = T(0);
-      load_rhs<T, NBB, NTB, K>(V, I, X, ldx, a.nrhs, br);
     }
     cp_wait<STB - 2>();
     __syncthreads();
@@ -131,7 +132,7 @@ __global__ void __launch_bounds__(NTB) trsv_batch_kernel(const BatchArgs<T> a)
     if (J == I - 1 || (J == I && I == 0)) {  // last item of row I: finish it
       store_groups<T, NBB, GB, K>(red, acc);
       __syncthreads();
-      form_rhs<T, NBB, NTB, K>(red, br, ys);
+      form_rhs<T, NBB, NTB, K>(red, bw + (I % STB) * NBB * K, ys);
       __syncthreads();
       solve_diag<T, NBB, NTB, K>(V, I, Dinv, ys, red, a.nrhs, sys, a.rep, [&](int r, int k, T x, bool valid) {
         if (valid) X[V.orig(I * NBB + r) + k * ldx] = x;

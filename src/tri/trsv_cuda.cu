@@ -30,14 +30,19 @@ using namespace sgtrsv;
 // ---------------------------------------------------------------- one system
 constexpr int NB1 = 64, G1 = 8, NT1 = NB1 * G1;  // tile, column groups, threads
 constexpr int MAXH = G1;                         // helper partial sums per row (one per column group of the chain)
-constexpr int LMAX = 4, W1 = LMAX + 1;           // largest lag; x blocks the chain keeps
+// largest lag L; the chain keeps x of rows I-L..I (XW slots) and b of the rows in flight
+// (BW slots: at most 3 rows past the current one are issued, fewer with K = 16's 3-tile ring)
+template <int K> constexpr int lag_max() { return K >= 16 ? 2 : 4; }
+template <int K> constexpr int XW() { return lag_max<K>() + 1; }
+template <int K> constexpr int BW() { return K >= 16 ? 3 : 4; }
 constexpr int PINV = 16;                         // inversion jobs ticketed ahead of the rows
 constexpr int TILE1 = NB1 * (NB1 + 1);
 constexpr int JOB_INV = 14, JOB_CHAIN = 15;      // job codes (I << 4) | c; c < MAXH: helper chunk c
 constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the static shared memory
 
-// shared memory: the tile ring (ST tiles) + red (G x NB x K) + x window (W1 x NB x K) + ys (NB x K)
-template <class T, int K> constexpr size_t one_extra() { return (size_t)(G1 + W1 + 1) * NB1 * K; }
+// shared memory: the tile ring (ST tiles) + red (G x NB x K) + x window (XW x NB x K) + ys (NB x K)
+// + b window (BW x NB x K)
+template <class T, int K> constexpr size_t one_extra() { return (size_t)(G1 + XW<K>() + BW<K>() + 1) * NB1 * K; }
 template <class T, int K> constexpr int one_stages()
 {
   const size_t st = (SMEM_OPTIN / sizeof(T) - one_extra<T, K>()) / TILE1;
@@ -177,23 +182,39 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
 }
 
 // The chain: block rows in order, x_I from its own x_{I-L..I-1}, the helpers' sums and Dinv_I.
-template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a, T *S, T *red, T *xw, T *ys)
+// Nothing it waits for in the steady state is a global-memory round trip issued in the same
+// step: tiles, Dinv_I and b_I come through the cp.async ring (b_I with Dinv_I), the helpers'
+// sums of row I are loaded one row ahead, and the Dinv flags are polled 32 rows at a time.
+template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a, T *S, T *red, T *xw, T *ys, T *bw)
 {
   using R = typename LLw<T>::raw;
-  constexpr int QB = (NB1 * K + NT1 - 1) / NT1, KP = K < 2 ? K : 2;  // KP partial sums prefetched in registers
+  constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
-  // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then Dinv_I
-  int  ci = 0, cj = 0, slot = 0;
+  __shared__ int s_dready;
+  // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then
+  // Dinv_I (with b_I)
+  int  ci = 0, cj = 0, slot = 0, dready = 0;  // dready: Dinv_0 .. Dinv_{dready-1} are published
   auto issue = [&]() {
     if (ci < nblk) {
       T *dst = S + (slot % ST) * TILE1;
-      if (cj == ci) {  // Dinv_ci: wait for its inversion job (which depends on nothing)
-        if (tid == 0)
-          while (ld_acquire(a.ctl + 2 + ci) != a.epoch) {}
-        __syncthreads();
+      if (cj == ci) {
+        if (ci >= dready) {  // wait for Dinv_ci (its job depends on nothing); learn about 31 more
+          if (tid < 32) {
+            unsigned m;
+            for (;;) {
+              const int jj = ci + tid;
+              m            = __ballot_sync(~0u, jj >= nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
+              if (m & 1u) break;
+            }
+            if (tid == 0) s_dready = ci + (~m ? __ffs(~m) - 1 : 32);
+          }
+          __syncthreads();
+          dready = s_dready;
+        }
         const char *src = (const char *)(a.dinv + (size_t)ci * TILE1);
         for (int e = tid; e < TILE1 * (int)sizeof(T) / 16; e += NT1) cp_async16((char *)dst + 16 * e, src + 16 * e);
+        issue_rhs<T, NB1, NT1, K>(V, ci, a.B, a.ldb, a.nrhs, bw + (ci % BW<K>()) * NB1 * K);
         ci++;
         cj = max(0, ci - L);
       } else load_tile<T, NB1, NT1>(dst, V, ci, cj++, a.unit);
@@ -201,41 +222,42 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     cp_commit();
     slot++;
   };
+  auto part = [&](int I, int k) { return a.part + ((size_t)(I * MAXH + g) * K + k) * NB1 + r; };
+  R    pr[KP];  // row I's first partial sums, loaded during row I-1
+  auto load_parts = [&](int I) {
+    if (I < nblk && g < one_chunks(I, L, a.CT)) {
+#pragma unroll
+      for (int k = 0; k < KP; k++) pr[k] = ll_ld(part(I, k));
+    }
+  };
   for (int t = 0; t < ST - 1; t++) issue();
+  load_parts(0);
   int used = 0;  // items consumed
   for (int I = 0; I < nblk; I++) {
-    const int nh = one_chunks(I, L, a.CT);
-    T br[QB];  // b_I and the first partial sums, loaded now: their latency hides behind the tiles
-    load_rhs<T, NB1, NT1, K>(V, I, a.B, a.ldb, a.nrhs, br);
-    const R *pp = a.part + ((size_t)(I * MAXH + g) * K) * NB1 + r;  // + k * NB1
-    R        pr[KP];
-    if (g < nh) {
-#pragma unroll
-      for (int k = 0; k < KP; k++) pr[k] = ll_ld(pp + k * NB1);
-    }
     T acc[K];
 #pragma unroll
     for (int k = 0; k < K; k++) acc[k] = T(0);
     for (int J = max(0, I - L); J < I; J++, used++) {
       cp_wait<ST - 2>();
       __syncthreads();
-      gemv<T, NB1, G1, K>(S + (used % ST) * TILE1, xw + (J % W1) * NB1 * K, acc);
+      gemv<T, NB1, G1, K>(S + (used % ST) * TILE1, xw + (J % XW<K>()) * NB1 * K, acc);
       issue();
     }
     cp_wait<ST - 2>();
     __syncthreads();
     const T *Dinv = S + (used++ % ST) * TILE1;
-    if (g < nh) {  // thread (g, r) adds helper g's sum of row r: the group sums below combine them
+    if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
 #pragma unroll
-      for (int k = 0; k < K; k++) acc[k] += k < KP ? ll_wait(pp + k * NB1, pr[k < KP ? k : 0], a.epoch, false) : ll_wait(pp + k * NB1, ll_ld(pp + k * NB1), a.epoch, false);
+      for (int k = 0; k < K; k++) acc[k] += k < KP ? ll_wait(part(I, k), pr[k < KP ? k : 0], a.epoch, false) : ll_wait(part(I, k), ll_ld(part(I, k)), a.epoch, false);
     }
+    load_parts(I + 1);
     store_groups<T, NB1, G1, K>(red, acc);
     __syncthreads();
-    form_rhs<T, NB1, NT1, K>(red, br, ys);
+    form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys);
     __syncthreads();
     solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, [&](int rr, int k, T x, bool valid) {
       if (valid) a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
-      xw[(I % W1) * NB1 * K + rr * K + k] = x;
+      xw[(I % XW<K>()) * NB1 * K + rr * K + k] = x;
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
     });
     issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
@@ -249,12 +271,12 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
   constexpr int ST = one_stages<T, K>();
   static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)smem_raw, *red = S + ST * TILE1, *xw = red + G1 * NB1 * K, *ys = xw + W1 * NB1 * K;
+  T *S = (T *)smem_raw, *red = S + ST * TILE1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K;
   __shared__ int s_job;
   if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
   __syncthreads();
   const int I = s_job >> 4, c = s_job & 15;
-  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, S, red, xw, ys);
+  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, S, red, xw, ys, bw);
   else if (c == JOB_INV) inv_job<T>(a, I, S);
   else helper_job<T, K, ST>(a, I, c, S, red, xw);
   if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
@@ -299,7 +321,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
 {
   using R        = typename LLw<T>::raw;
   const int n    = (int)P->n, nblk = (n + NB1 - 1) / NB1;
-  const int L    = env_int("SG_TRSV_LAG", 2, 1, LMAX);
+  const int L    = env_int("SG_TRSV_LAG", 2, 1, lag_max<K>());
   const int CT   = std::max(env_int("SG_TRSV_CT", 16, 1, 1 << 20), (nblk - 1 - L + MAXH - 1) / MAXH);
   sg_status st;
   const size_t smem = one_smem<T, K>();

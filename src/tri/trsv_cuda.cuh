@@ -165,26 +165,26 @@ template <class T, int NB, int G, int K> __device__ __forceinline__ void store_g
   for (int k = 0; k < K; k++) red[(g * NB + r) * K + k] = acc[k];
 }
 
-// The right-hand side entries of block row I that thread e = tid + q*NT handles (r = e % NB,
-// k = e / NB), read from B (b(i, k) at B[orig(i) + k*ldb]); 0 outside the matrix / nrhs.
+// b_I (block row I of the right-hand sides, b(i, k) at B[orig(i) + k*ldb]) into bs[r*K + k]
+// by cp.async (the caller commits it with the tile it travels with); entries outside the
+// matrix or nrhs are zeroed by plain stores (visible after the consumer's barrier).
 template <class T, int NB, int NT, int K>
-__device__ __forceinline__ void load_rhs(const View<T> &V, int I, const T *B, long long ldb, int nrhs, T (&br)[(NB * K + NT - 1) / NT])
+__device__ __forceinline__ void issue_rhs(const View<T> &V, int I, const T *B, long long ldb, int nrhs, T *bs)
 {
   const int rows = min(NB, V.n - I * NB);
-#pragma unroll
-  for (int q = 0; q < (NB * K + NT - 1) / NT; q++) {
-    const int e = threadIdx.x + q * NT, r = e % NB, k = e / NB;
-    br[q]       = (e < NB * K && r < rows && k < nrhs) ? B[V.orig(I * NB + r) + k * ldb] : T(0);
+  for (int e = threadIdx.x; e < NB * K; e += NT) {
+    const int r = e % NB, k = e / NB;
+    if (r < rows && k < nrhs) cp_async(bs + r * K + k, B + V.orig(I * NB + r) + k * ldb);
+    else bs[r * K + k] = T(0);
   }
 }
-// ys = b - (the column-group sums in red), for the same entries as load_rhs.
+// ys = bs - (the column-group sums in red)
 template <class T, int NB, int NT, int K, int G = NT / NB>
-__device__ __forceinline__ void form_rhs(const T *red, const T (&br)[(NB * K + NT - 1) / NT], T *ys)
+__device__ __forceinline__ void form_rhs(const T *red, const T *bs, T *ys)
 {
-#pragma unroll
-  for (int q = 0; q < (NB * K + NT - 1) / NT; q++) {
-    const int e = threadIdx.x + q * NT, r = e % NB, k = e / NB;
-    if (e < NB * K) ys[r * K + k] = br[q] - group_sum<T, NB, G, K>(red, r, k);
+  for (int e = threadIdx.x; e < NB * K; e += NT) {
+    const int r = e % NB, k = e / NB;
+    ys[r * K + k] = bs[r * K + k] - group_sum<T, NB, G, K>(red, r, k);
   }
 }
 
