@@ -86,10 +86,22 @@ template <class R> __device__ __forceinline__ auto ll_wait(const R *p, R v, unsi
   }
   return ll_val(v);
 }
-__device__ __forceinline__ void cp_async16(void *dst, const void *src)
+// ---- bulk copies (the Hopper copy engine) completing on an mbarrier: the chain's Dinv tiles.
+// One thread issues 33 KB with one instruction, so the chain's own loads do not compete with
+// its tile stream for per-thread load slots.
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void     mbar_init(unsigned long long *bar) { asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(bar)) : "memory"); }
+__device__ __forceinline__ void     bulk_load(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
 {
-  const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+  asm volatile("fence.proxy.async;\n" ::: "memory");  // after the generic-proxy accesses (acquire, earlier reads of dst)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_u32(dst)), "l"(src), "r"(bytes),
+               "r"(smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
+{
+  asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}\n" ::"r"(smem_u32(bar)), "r"(parity) : "memory");
 }
 
 template <class T> struct OneArgs {
@@ -99,7 +111,7 @@ template <class T> struct OneArgs {
   long long      ldb;
   T             *X;
   long long      ldx;
-  int            nrhs, nblk, CT, L;
+  int            nrhs, nblk, CT, L, hdepth;  // hdepth: helpers' ring depth (3 or the chain's)
   const int     *jobs;
   unsigned      *ctl;   // [0] ticket, [1] done, [2 + I] = epoch once Dinv_I is published
   R             *xll;   // x_J in LL form, [(J*NB + r)*K + k]
@@ -191,9 +203,14 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
-  __shared__ int s_dready;
+  __shared__ int                s_dready;
+  __shared__ unsigned long long s_bar[4];  // Dinv_I's bulk copy completes on s_bar[I % 4] (at most 4 rows in flight)
+  if (tid == 0)
+    for (int q = 0; q < 4; q++) mbar_init(s_bar + q);
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
   // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then
-  // Dinv_I (with b_I)
+  // Dinv_I (a bulk copy into the item's ring slot; b_I by cp.async in the item's group)
   int  ci = 0, cj = 0, slot = 0, dready = 0;  // dready: Dinv_0 .. Dinv_{dready-1} are published
   auto issue = [&]() {
     if (ci < nblk) {
@@ -212,8 +229,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
           __syncthreads();
           dready = s_dready;
         }
-        const char *src = (const char *)(a.dinv + (size_t)ci * TILE1);
-        for (int e = tid; e < TILE1 * (int)sizeof(T) / 16; e += NT1) cp_async16((char *)dst + 16 * e, src + 16 * e);
+        if (tid == 0) bulk_load(dst, a.dinv + (size_t)ci * TILE1, TILE1 * (unsigned)sizeof(T), s_bar + (ci & 3));
         issue_rhs<T, NB1, NT1, K>(V, ci, a.B, a.ldb, a.nrhs, bw + (ci % BW<K>()) * NB1 * K);
         ci++;
         cj = max(0, ci - L);
@@ -244,6 +260,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
       issue();
     }
     cp_wait<ST - 2>();
+    mbar_wait(s_bar + (I & 3), (I >> 2) & 1);
     __syncthreads();
     const T *Dinv = S + (used++ % ST) * TILE1;
     if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
@@ -278,6 +295,7 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
   const int I = s_job >> 4, c = s_job & 15;
   if (c == JOB_CHAIN) chain_job<T, K, ST>(a, S, red, xw, ys, bw);
   else if (c == JOB_INV) inv_job<T>(a, I, S);
+  else if (a.hdepth == 3) helper_job<T, K, 3>(a, I, c, S, red, xw);
   else helper_job<T, K, ST>(a, I, c, S, red, xw);
   if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
     a.ctl[0] = 0u;
@@ -321,7 +339,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
 {
   using R        = typename LLw<T>::raw;
   const int n    = (int)P->n, nblk = (n + NB1 - 1) / NB1;
-  const int L    = env_int("SG_TRSV_LAG", 2, 1, lag_max<K>());
+  const int L    = env_int("SG_TRSV_LAG", 1, 1, lag_max<K>());
   const int CT   = std::max(env_int("SG_TRSV_CT", 16, 1, 1 << 20), (nblk - 1 - L + MAXH - 1) / MAXH);
   sg_status st;
   const size_t smem = one_smem<T, K>();
@@ -366,6 +384,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.nblk   = nblk;
   a.CT     = CT;
   a.L      = L;
+  a.hdepth = env_int("SG_TRSV_HDEPTH", 3, 3, 8);
   a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   a.ctl    = (unsigned *)ctl;
   a.xll    = (R *)(ctl + off_x);

@@ -359,6 +359,7 @@ template <class T> static void batch_sweep(bool quick)
         for (int nrhs : {1, 3, 16}) {
           for (int n : ns) {
             const long long nb = n >= 257 ? 3 : (n >= 100 ? 9 : 37);
+            if (getenv("STRUCTGPU_TEST_VERBOSE")) printf("  batch %s %s n=%d nrhs=%d\n", op_name(u, t, d), pname<T>(), n, nrhs), fflush(stdout);
             run_tb(make_tb<T>(u, t, d, nb, n, nrhs, false, rng), "uniform");
           }
           for (int nmax : nvar) run_tb(make_tb<T>(u, t, d, 23, nmax, nrhs, true, rng), "variable (incl. n=0)");
@@ -421,11 +422,17 @@ int main(int argc, char **argv)
 {
   bool quick;
   if (const int rc = tri_test_init(argc, argv, &quick); rc >= 0) return rc;
-  sweep<double>(quick);
-  sweep<float>(quick);
-  bad_inputs<double>();
-  bad_inputs<float>();
-  batch_sweep<double>(quick);
-  batch_sweep<float>(quick);
+  // STRUCTGPU_TEST_ONLY=single|batch: one part alone (GPU debugging)
+  const char *only = getenv("STRUCTGPU_TEST_ONLY");
+  if (!only || strcmp(only, "batch")) {
+    sweep<double>(quick);
+    sweep<float>(quick);
+    bad_inputs<double>();
+    bad_inputs<float>();
+  }
+  if (!only || strcmp(only, "single")) {
+    batch_sweep<double>(quick);
+    batch_sweep<float>(quick);
+  }
   return tri_test_finish("test_trsv", quick);
 }
