@@ -21,6 +21,7 @@
 //    deadlock whatever the scheduler does (see build_jobs).
 #include "tri/trsv_cuda.cuh"
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -121,6 +122,7 @@ template <class T> struct OneArgs {
   T              pivtol;
   bool           unit;
   sg_dev_report *rep;
+  unsigned long long *prof;  // NULL, or SG_TRSV_PROFILE: the chain's time per phase (see chain_job)
 };
 
 // helper chunks of block row I: columns 0 .. I-L-1 in chunks of CT tiles (host and device)
@@ -249,6 +251,16 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   for (int t = 0; t < ST - 1; t++) issue();
   load_parts(0);
   int used = 0;  // items consumed
+  // SG_TRSV_PROFILE (thread 0's clock): [0] tile waits, [1] tile work + issue, [2] Dinv wait,
+  // [3] helpers' sums wait, [4] finish, [5] total, [6] clock at the start, [7] steps
+  unsigned long long pt[6] = {0, 0, 0, 0, 0, 0}, tc = clock64(), t0 = tc;
+  auto tick = [&](int phase) {
+    if (a.prof) {
+      const unsigned long long t = clock64();
+      pt[phase] += t - tc;
+      tc = t;
+    }
+  };
   for (int I = 0; I < nblk; I++) {
     T acc[K];
 #pragma unroll
@@ -256,17 +268,21 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     for (int J = max(0, I - L); J < I; J++, used++) {
       cp_wait<ST - 2>();
       __syncthreads();
+      tick(0);
       gemv<T, NB1, G1, K>(S + (used % ST) * TILE1, xw + (J % XW<K>()) * NB1 * K, acc);
       issue();
+      tick(1);
     }
     cp_wait<ST - 2>();
     mbar_wait(s_bar + (I & 3), (I >> 2) & 1);
     __syncthreads();
+    tick(2);
     const T *Dinv = S + (used++ % ST) * TILE1;
     if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
 #pragma unroll
       for (int k = 0; k < K; k++) acc[k] += k < KP ? ll_wait(part(I, k), pr[k < KP ? k : 0], a.epoch, false) : ll_wait(part(I, k), ll_ld(part(I, k)), a.epoch, false);
     }
+    tick(3);
     load_parts(I + 1);
     store_groups<T, NB1, G1, K>(red, acc);
     __syncthreads();
@@ -278,8 +294,15 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
     });
     issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
+    tick(4);
   }
   cp_wait<0>();
+  if (a.prof && tid == 0) {
+    for (int q = 0; q < 5; q++) a.prof[q] = pt[q];
+    a.prof[5] = clock64() - t0;
+    a.prof[6] = t0;
+    a.prof[7] = nblk;
+  }
 }
 
 template <class T, int K>
@@ -400,8 +423,22 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     attr = true;
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  a.prof = nullptr;
+  if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: the chain's phases, printed to stderr after a synchronous solve
+    a.prof = (unsigned long long *)sg_ctx_work(ctx, 8 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
+    if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
+  }
   trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
+  if (a.prof && st == SG_OK) {
+    unsigned long long h[8];
+    int                khz = 0;
+    (void)cudaMemcpy(h, a.prof, sizeof h, cudaMemcpyDeviceToHost);
+    (void)cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
+    const double us = 1e3 / (khz > 0 ? khz : 1), steps = (double)(h[7] ? h[7] : 1);
+    fprintf(stderr, "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: tile wait %.3f, tile work %.3f, Dinv wait %.3f, sums wait %.3f, finish %.3f us\n", n, L,
+            CT, ctx->trsv_table_jobs, h[5] * us, h[7], h[0] * us / steps, h[1] * us / steps, h[2] * us / steps, h[3] * us / steps, h[4] * us / steps);
+  }
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
     ctx->trsv_table_key = -1;
     (void)cudaMemsetAsync(ctl, 0, off_x, sg_stream(ctx));
