@@ -358,7 +358,6 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  if (B->n <= 16) return warp_k<T, 16, 1>(ctx, B, pivtol, rep);
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
   if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
   if (B->n <= 96) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);

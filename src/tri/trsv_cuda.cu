@@ -21,6 +21,7 @@
 //    deadlock whatever the scheduler does (see build_jobs).
 #include "tri/trsv_cuda.cuh"
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -37,7 +38,8 @@ template <int K> constexpr int lag_max() { return K >= 16 ? 2 : 4; }
 template <int K> constexpr int XW() { return lag_max<K>() + 1; }
 template <int K> constexpr int BW() { return K >= 16 ? 3 : 4; }
 constexpr int PINV = 16;                         // inversion jobs ticketed ahead of the rows
-constexpr int TILE1 = NB1 * (NB1 + 1);
+constexpr int TILE1 = NB1 * (NB1 + 1);           // a tile in the layout of load_tile / gemv (and of Dinv)
+constexpr int LDC = NB1 + 2, SLOT1 = NB1 * LDC;  // the chain's tile layout (16-byte aligned segments); ring slot size
 constexpr int JOB_INV = 14, JOB_CHAIN = 15;      // job codes (I << 4) | c; c < MAXH: helper chunk c
 constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the static shared memory
 
@@ -46,10 +48,10 @@ constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the 
 template <class T, int K> constexpr size_t one_extra() { return (size_t)(G1 + XW<K>() + BW<K>() + 1) * NB1 * K; }
 template <class T, int K> constexpr int one_stages()
 {
-  const size_t st = (SMEM_OPTIN / sizeof(T) - one_extra<T, K>()) / TILE1;
+  const size_t st = (SMEM_OPTIN / sizeof(T) - one_extra<T, K>()) / SLOT1;
   return st > 6 ? 6 : (int)st;
 }
-template <class T, int K> constexpr size_t one_smem() { return sizeof(T) * ((size_t)one_stages<T, K>() * TILE1 + one_extra<T, K>()); }
+template <class T, int K> constexpr size_t one_smem() { return sizeof(T) * ((size_t)one_stages<T, K>() * SLOT1 + one_extra<T, K>()); }
 
 // ---- LL words: a value and the call's epoch, polled together (NCCL's LL protocol: each 8-byte
 // half {data, epoch} of a 16-byte volatile store is single-copy atomic)
@@ -92,10 +94,14 @@ template <class R> __device__ __forceinline__ auto ll_wait(const R *p, R v, unsi
 // its tile stream for per-thread load slots.
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void     mbar_init(unsigned long long *bar) { asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(bar)) : "memory"); }
-__device__ __forceinline__ void     bulk_load(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
+__device__ __forceinline__ void mbar_arrive(unsigned long long *bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory"); }
+__device__ __forceinline__ void mbar_expect(unsigned long long *bar, unsigned bytes)  // the phase's one arrival, and its bytes
 {
-  asm volatile("fence.proxy.async;\n" ::: "memory");  // after the generic-proxy accesses (acquire, earlier reads of dst)
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)  // counted by bar's expect
+{
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_u32(dst)), "l"(src), "r"(bytes),
                "r"(smem_u32(bar))
                : "memory");
@@ -113,6 +119,7 @@ template <class T> struct OneArgs {
   T             *X;
   long long      ldx;
   int            nrhs, nblk, CT, L, hdepth;  // hdepth: helpers' ring depth (3 or the chain's)
+  bool           bulk;                      // the chain's full tiles by bulk copies (A, lda (and n when reversed) 16-byte aligned)
   const int     *jobs;
   unsigned      *ctl;   // [0] ticket, [1] done, [2 + I] = epoch once Dinv_I is published
   R             *xll;   // x_J in LL form, [(J*NB + r)*K + k]
@@ -136,8 +143,8 @@ template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
   cp_wait<0>();
   __syncthreads();
   if (!a.unit) check_diag<T, NB1>(S, a.V, I, a.pivtol, 0, a.rep);
-  T *X = S + TILE1;
-  invert_lower<T, NB1, NT1>(S, X, S + 2 * TILE1);  // ends with a barrier
+  T *X = S + SLOT1;
+  invert_lower<T, NB1, NT1>(S, X, S + 2 * SLOT1);  // ends with a barrier
   const int4 *src = (const int4 *)X;
   int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
   for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
@@ -152,7 +159,7 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
   constexpr int QB = (NB1 * K + NT1 - 1) / NT1;
   const int     tid = threadIdx.x, j0 = c * a.CT, j1 = min((c + 1) * a.CT, I - a.L), nitems = j1 - j0;
   auto issue = [&](int t) {
-    if (t < nitems) load_tile<T, NB1, NT1>(S + (t % ST) * TILE1, a.V, I, j0 + t, a.unit);
+    if (t < nitems) load_tile<T, NB1, NT1>(S + (t % ST) * SLOT1, a.V, I, j0 + t, a.unit);
     cp_commit();
   };
   R    xr[QB];
@@ -181,7 +188,7 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
     if (next) x_issue(j0 + t + 1);  // the L2 round trip overlaps this tile's work
     cp_wait<ST - 2>();
     __syncthreads();
-    gemv<T, NB1, G1, K>(S + (t % ST) * TILE1, xs + (t & 1) * NB1 * K, acc);
+    gemv<T, NB1, G1, K>(S + (t % ST) * SLOT1, xs + (t & 1) * NB1 * K, acc);
     issue(t + ST - 1);
     if (next) x_finish(j0 + t + 1, xs + ((t + 1) & 1) * NB1 * K);
   }
@@ -192,6 +199,47 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
   for (int q = 0; q < QB; q++) {
     const int e = tid + q * NT1, r = e % NB1, k = e / NB1;
     if (e < NB1 * K) ll_st(a.part + ((size_t)(I * MAXH + c) * K + k) * NB1 + r, group_sum<T, NB1, G1, K>(red, r, k), a.epoch);
+  }
+}
+
+// The chain's tiles: segment s of a slot (S + s*LDC) holds one line of the tile that is
+// contiguous in A: column s of M for op = N, row s for op = T, in memory order (reversed for the
+// backward variants UN / LT). M(I*NB + r, J*NB + c) is at chain_at(r, c).
+__device__ __forceinline__ int chain_at(int r, int c, bool trans, bool rev)
+{
+  return trans ? r * LDC + (rev ? NB1 - 1 - c : c) : c * LDC + (rev ? NB1 - 1 - r : r);
+}
+// Off-diagonal tile (I, J) into the slot: full tiles of an aligned matrix by 64 bulk copies
+// (one per segment, completing on bar), others element by element with cp.async (the item's
+// group; bar then gets its arrival from thread 0).
+template <class T> __device__ void chain_load(T *dst, const View<T> &V, int I, int J, bool bulk, unsigned long long *bar)
+{
+  const int rows = min(NB1, V.n - I * NB1), tid = threadIdx.x;
+  if (bulk && rows == NB1) {
+    if (tid == 0) mbar_expect(bar, NB1 * NB1 * (unsigned)sizeof(T));
+    if (tid < NB1) {  // segment tid: the line's lowest address is its memory-order first element
+      const int r = V.trans ? tid : (V.rev ? NB1 - 1 : 0), c = V.trans ? (V.rev ? NB1 - 1 : 0) : tid;
+      bulk_copy(dst + tid * LDC, V.at(I * NB1 + r, J * NB1 + c), NB1 * (unsigned)sizeof(T), bar);
+    }
+    return;
+  }
+  for (int e = tid; e < NB1 * NB1; e += NT1) {  // e = (segment, position): lanes follow memory
+    const int seg = e / NB1, pos = e % NB1, q = V.rev ? NB1 - 1 - pos : pos, r = V.trans ? seg : q, c = V.trans ? q : seg;
+    if (r < rows) cp_async(dst + seg * LDC + pos, V.at(I * NB1 + r, J * NB1 + c));
+    else dst[seg * LDC + pos] = T(0);
+  }
+  if (tid == 0) mbar_arrive(bar);
+}
+// acc[k] += sum over this thread's column group of M(r, c) x(c, k), M in a chain slot
+template <class T, int K> __device__ __forceinline__ void chain_gemv(const T *St, const T *xs, T (&acc)[K], bool trans, bool rev)
+{
+  constexpr int CPG = NB1 / G1;
+  const int     r = threadIdx.x % NB1, c0 = (threadIdx.x / NB1) * CPG;
+#pragma unroll
+  for (int q = 0; q < CPG; q++) {
+    const T a = St[chain_at(r, c0 + q, trans, rev)];
+#pragma unroll
+    for (int k = 0; k < K; k++) acc[k] = fma(a, xs[(c0 + q) * K + k], acc[k]);
   }
 }
 
@@ -206,9 +254,9 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
   __shared__ int                s_dready;
-  __shared__ unsigned long long s_bar[4];  // Dinv_I's bulk copy completes on s_bar[I % 4] (at most 4 rows in flight)
+  __shared__ unsigned long long s_bar[ST];  // ring slot q's bulk copies complete on s_bar[q]: item u waits for phase u / ST
   if (tid == 0)
-    for (int q = 0; q < 4; q++) mbar_init(s_bar + q);
+    for (int q = 0; q < ST; q++) mbar_init(s_bar + q);
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
   // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then
@@ -216,7 +264,8 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   int  ci = 0, cj = 0, slot = 0, dready = 0;  // dready: Dinv_0 .. Dinv_{dready-1} are published
   auto issue = [&]() {
     if (ci < nblk) {
-      T *dst = S + (slot % ST) * TILE1;
+      T *dst = S + (slot % ST) * SLOT1;
+      unsigned long long *bar = s_bar + slot % ST;
       if (cj == ci) {
         if (ci >= dready) {  // wait for Dinv_ci (its job depends on nothing); learn about 31 more
           if (tid < 32) {
@@ -231,11 +280,14 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
           __syncthreads();
           dready = s_dready;
         }
-        if (tid == 0) bulk_load(dst, a.dinv + (size_t)ci * TILE1, TILE1 * (unsigned)sizeof(T), s_bar + (ci & 3));
+        if (tid == 0) {
+          mbar_expect(bar, TILE1 * (unsigned)sizeof(T));
+          bulk_copy(dst, a.dinv + (size_t)ci * TILE1, TILE1 * (unsigned)sizeof(T), bar);
+        }
         issue_rhs<T, NB1, NT1, K>(V, ci, a.B, a.ldb, a.nrhs, bw + (ci % BW<K>()) * NB1 * K);
         ci++;
         cj = max(0, ci - L);
-      } else load_tile<T, NB1, NT1>(dst, V, ci, cj++, a.unit);
+      } else chain_load<T>(dst, V, ci, cj++, a.bulk, bar);
     }
     cp_commit();
     slot++;
@@ -267,17 +319,18 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     for (int k = 0; k < K; k++) acc[k] = T(0);
     for (int J = max(0, I - L); J < I; J++, used++) {
       cp_wait<ST - 2>();
+      mbar_wait(s_bar + used % ST, (used / ST) & 1);
       __syncthreads();
       tick(0);
-      gemv<T, NB1, G1, K>(S + (used % ST) * TILE1, xw + (J % XW<K>()) * NB1 * K, acc);
+      chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.trans, V.rev);
       issue();
       tick(1);
     }
     cp_wait<ST - 2>();
-    mbar_wait(s_bar + (I & 3), (I >> 2) & 1);
+    mbar_wait(s_bar + used % ST, (used / ST) & 1);
     __syncthreads();
     tick(2);
-    const T *Dinv = S + (used++ % ST) * TILE1;
+    const T *Dinv = S + (used++ % ST) * SLOT1;
     if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
 #pragma unroll
       for (int k = 0; k < K; k++) acc[k] += k < KP ? ll_wait(part(I, k), pr[k < KP ? k : 0], a.epoch, false) : ll_wait(part(I, k), ll_ld(part(I, k)), a.epoch, false);
@@ -311,7 +364,7 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
   constexpr int ST = one_stages<T, K>();
   static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)smem_raw, *red = S + ST * TILE1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K;
+  T *S = (T *)smem_raw, *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K;
   __shared__ int s_job;
   if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
   __syncthreads();
@@ -408,6 +461,10 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.CT     = CT;
   a.L      = L;
   a.hdepth = env_int("SG_TRSV_HDEPTH", 3, 3, 8);
+  {  // bulk copies need 16-byte aligned lines: A, lda, and (backward variants) n in words
+    const size_t w = sizeof(T);
+    a.bulk = ((uintptr_t)P->A % 16 == 0) && ((size_t)P->lda * w % 16 == 0) && (!a.V.rev || (size_t)n * w % 16 == 0) && !getenv("SG_TRSV_NOBULK");
+  }
   a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   a.ctl    = (unsigned *)ctl;
   a.xll    = (R *)(ctl + off_x);
