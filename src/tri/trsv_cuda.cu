@@ -39,7 +39,10 @@ template <int K> constexpr int XW() { return lag_max<K>() + 1; }
 template <int K> constexpr int BW() { return K >= 16 ? 3 : 4; }
 constexpr int PINV = 16;                         // inversion jobs ticketed ahead of the rows
 constexpr int TILE1 = NB1 * (NB1 + 1);           // a tile in the layout of load_tile / gemv (and of Dinv)
-constexpr int LDC = NB1 + 2, SLOT1 = NB1 * LDC;  // the chain's tile layout (16-byte aligned segments); ring slot size
+// the chain's tile layout: segments of NB1 values, LDC<T> apart (16-byte aligned for bulk copies);
+// ring slots hold SLOT1 values (either layout)
+template <class T> constexpr int LDC() { return NB1 + 16 / (int)sizeof(T); }
+constexpr int SLOT1 = NB1 * (NB1 + 4);
 constexpr int JOB_INV = 14, JOB_CHAIN = 15;      // job codes (I << 4) | c; c < MAXH: helper chunk c
 constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the static shared memory
 
@@ -101,7 +104,6 @@ __device__ __forceinline__ void mbar_expect(unsigned long long *bar, unsigned by
 }
 __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)  // counted by bar's expect
 {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_u32(dst)), "l"(src), "r"(bytes),
                "r"(smem_u32(bar))
                : "memory");
@@ -148,6 +150,7 @@ template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
   const int4 *src = (const int4 *)X;
   int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
   for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");  // the chain reads Dinv_I with the copy engine (async proxy)
   __syncthreads();
   if (threadIdx.x == 0) st_release(a.ctl + 2 + I, a.epoch);  // after the barrier: releases the whole tile
 }
@@ -205,9 +208,9 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
 // The chain's tiles: segment s of a slot (S + s*LDC) holds one line of the tile that is
 // contiguous in A: column s of M for op = N, row s for op = T, in memory order (reversed for the
 // backward variants UN / LT). M(I*NB + r, J*NB + c) is at chain_at(r, c).
-__device__ __forceinline__ int chain_at(int r, int c, bool trans, bool rev)
+template <class T> __device__ __forceinline__ int chain_at(int r, int c, bool trans, bool rev)
 {
-  return trans ? r * LDC + (rev ? NB1 - 1 - c : c) : c * LDC + (rev ? NB1 - 1 - r : r);
+  return trans ? r * LDC<T>() + (rev ? NB1 - 1 - c : c) : c * LDC<T>() + (rev ? NB1 - 1 - r : r);
 }
 // Off-diagonal tile (I, J) into the slot: full tiles of an aligned matrix by 64 bulk copies
 // (one per segment, completing on bar), others element by element with cp.async (the item's
@@ -219,14 +222,14 @@ template <class T> __device__ void chain_load(T *dst, const View<T> &V, int I, i
     if (tid == 0) mbar_expect(bar, NB1 * NB1 * (unsigned)sizeof(T));
     if (tid < NB1) {  // segment tid: the line's lowest address is its memory-order first element
       const int r = V.trans ? tid : (V.rev ? NB1 - 1 : 0), c = V.trans ? (V.rev ? NB1 - 1 : 0) : tid;
-      bulk_copy(dst + tid * LDC, V.at(I * NB1 + r, J * NB1 + c), NB1 * (unsigned)sizeof(T), bar);
+      bulk_copy(dst + tid * LDC<T>(), V.at(I * NB1 + r, J * NB1 + c), NB1 * (unsigned)sizeof(T), bar);
     }
     return;
   }
   for (int e = tid; e < NB1 * NB1; e += NT1) {  // e = (segment, position): lanes follow memory
     const int seg = e / NB1, pos = e % NB1, q = V.rev ? NB1 - 1 - pos : pos, r = V.trans ? seg : q, c = V.trans ? q : seg;
-    if (r < rows) cp_async(dst + seg * LDC + pos, V.at(I * NB1 + r, J * NB1 + c));
-    else dst[seg * LDC + pos] = T(0);
+    if (r < rows) cp_async(dst + seg * LDC<T>() + pos, V.at(I * NB1 + r, J * NB1 + c));
+    else dst[seg * LDC<T>() + pos] = T(0);
   }
   if (tid == 0) mbar_arrive(bar);
 }
@@ -237,7 +240,7 @@ template <class T, int K> __device__ __forceinline__ void chain_gemv(const T *St
   const int     r = threadIdx.x % NB1, c0 = (threadIdx.x / NB1) * CPG;
 #pragma unroll
   for (int q = 0; q < CPG; q++) {
-    const T a = St[chain_at(r, c0 + q, trans, rev)];
+    const T a = St[chain_at<T>(r, c0 + q, trans, rev)];
 #pragma unroll
     for (int k = 0; k < K; k++) acc[k] = fma(a, xs[(c0 + q) * K + k], acc[k]);
   }
@@ -303,8 +306,8 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   for (int t = 0; t < ST - 1; t++) issue();
   load_parts(0);
   int used = 0;  // items consumed
-  // SG_TRSV_PROFILE (thread 0's clock): [0] tile waits, [1] tile work + issue, [2] Dinv wait,
-  // [3] helpers' sums wait, [4] finish, [5] total, [6] clock at the start, [7] steps
+  // SG_TRSV_PROFILE (thread 0's clock): [0] tile waits, [1] tile GEMVs, [2] Dinv wait, [3] helpers'
+  // sums wait, [4] finish, [5] issuing loads; prof[5] total, [6] issue, [7] steps
   unsigned long long pt[6] = {0, 0, 0, 0, 0, 0}, tc = clock64(), t0 = tc;
   auto tick = [&](int phase) {
     if (a.prof) {
@@ -323,8 +326,9 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
       __syncthreads();
       tick(0);
       chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.trans, V.rev);
-      issue();
       tick(1);
+      issue();
+      tick(5);
     }
     cp_wait<ST - 2>();
     mbar_wait(s_bar + used % ST, (used / ST) & 1);
@@ -346,14 +350,15 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
       xw[(I % XW<K>()) * NB1 * K + rr * K + k] = x;
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
     });
-    issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
     tick(4);
+    issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
+    tick(5);
   }
   cp_wait<0>();
   if (a.prof && tid == 0) {
     for (int q = 0; q < 5; q++) a.prof[q] = pt[q];
     a.prof[5] = clock64() - t0;
-    a.prof[6] = t0;
+    a.prof[6] = pt[5];
     a.prof[7] = nblk;
   }
 }
@@ -493,8 +498,9 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h, a.prof, sizeof h, cudaMemcpyDeviceToHost);
     (void)cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
     const double us = 1e3 / (khz > 0 ? khz : 1), steps = (double)(h[7] ? h[7] : 1);
-    fprintf(stderr, "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: tile wait %.3f, tile work %.3f, Dinv wait %.3f, sums wait %.3f, finish %.3f us\n", n, L,
-            CT, ctx->trsv_table_jobs, h[5] * us, h[7], h[0] * us / steps, h[1] * us / steps, h[2] * us / steps, h[3] * us / steps, h[4] * us / steps);
+    fprintf(stderr, "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: tile wait %.3f, gemv %.3f, Dinv wait %.3f, sums wait %.3f, finish %.3f, issue %.3f us\n",
+            n, L, CT, ctx->trsv_table_jobs, h[5] * us, h[7], h[0] * us / steps, h[1] * us / steps, h[2] * us / steps, h[3] * us / steps, h[4] * us / steps,
+            h[6] * us / steps);
   }
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
     ctx->trsv_table_key = -1;
