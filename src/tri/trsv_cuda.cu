@@ -20,9 +20,11 @@
 //    waits for smaller tickets or for work that needs no resource, so the solve cannot
 //    deadlock whatever the scheduler does (see build_jobs).
 #include "tri/trsv_cuda.cuh"
+#include <cudaTypedefs.h>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <vector>
 
@@ -39,16 +41,15 @@ template <int K> constexpr int XW() { return lag_max<K>() + 1; }
 template <int K> constexpr int BW() { return K >= 16 ? 3 : 4; }
 constexpr int PINV = 16;                         // inversion jobs ticketed ahead of the rows
 constexpr int TILE1 = NB1 * (NB1 + 1);           // a tile in the layout of load_tile / gemv (and of Dinv)
-// the chain's tile layout: segments of NB1 values, LDC<T> apart (16-byte aligned for bulk copies);
-// ring slots hold SLOT1 values (either layout)
-template <class T> constexpr int LDC() { return NB1 + 16 / (int)sizeof(T); }
-constexpr int SLOT1 = NB1 * (NB1 + 4);
+// ring slots hold SLOT1 values: a tile in either layout (the chain's: the 64 x 64 box of A as the
+// copy engine writes it, dense; 128-byte aligned slots)
+constexpr int SLOT1 = TILE1;  // 33280 (fp64) or 16640 (fp32) bytes: multiples of 128
 constexpr int JOB_INV = 14, JOB_CHAIN = 15;      // job codes (I << 4) | c; c < MAXH: helper chunk c
 constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the static shared memory
 
 // shared memory: the tile ring (ST tiles) + red (G x NB x K) + x window (XW x NB x K) + ys (NB x K)
-// + b window (BW x NB x K)
-template <class T, int K> constexpr size_t one_extra() { return (size_t)(G1 + XW<K>() + BW<K>() + 1) * NB1 * K; }
+// + b window (BW x NB x K) + row sums of op = T (NB x K), and 128 bytes to align the ring
+template <class T, int K> constexpr size_t one_extra() { return (size_t)(G1 + XW<K>() + BW<K>() + 2) * NB1 * K + 128 / sizeof(T); }
 template <class T, int K> constexpr int one_stages()
 {
   const size_t st = (SMEM_OPTIN / sizeof(T) - one_extra<T, K>()) / SLOT1;
@@ -121,7 +122,7 @@ template <class T> struct OneArgs {
   T             *X;
   long long      ldx;
   int            nrhs, nblk, CT, L, hdepth;  // hdepth: helpers' ring depth (3 or the chain's)
-  bool           bulk;                      // the chain's full tiles by bulk copies (A, lda (and n when reversed) 16-byte aligned)
+  bool           bulk;                      // the chain's tiles by tensor copies (the kernel's tensor map is valid)
   const int     *jobs;
   unsigned      *ctl;   // [0] ticket, [1] done, [2 + I] = epoch once Dinv_I is published
   R             *xll;   // x_J in LL form, [(J*NB + r)*K + k]
@@ -205,44 +206,71 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
   }
 }
 
-// The chain's tiles: segment s of a slot (S + s*LDC) holds one line of the tile that is
-// contiguous in A: column s of M for op = N, row s for op = T, in memory order (reversed for the
-// backward variants UN / LT). M(I*NB + r, J*NB + c) is at chain_at(r, c).
-template <class T> __device__ __forceinline__ int chain_at(int r, int c, bool trans, bool rev)
+// The chain's tiles: tile (I, J) of M is a 64 x 64 box of A (transposed for op = T, reflected
+// for the backward variants UN / LT); the box's element (row u, column v) of A lands at
+// S[v*NB + u], as the copy engine writes it (rows or columns outside the matrix: zero).
+// M(I*NB + r, J*NB + c) = S[chain_at(r, c)].
+__device__ __forceinline__ int chain_at(int r, int c, bool trans, bool rev)
 {
-  return trans ? r * LDC<T>() + (rev ? NB1 - 1 - c : c) : c * LDC<T>() + (rev ? NB1 - 1 - r : r);
+  const int u = trans ? c : r, v = trans ? r : c;  // box coordinates before the reflection
+  return (rev ? NB1 - 1 - v : v) * NB1 + (rev ? NB1 - 1 - u : u);
 }
-// Off-diagonal tile (I, J) into the slot: full tiles of an aligned matrix by 64 bulk copies
-// (one per segment, completing on bar), others element by element with cp.async (the item's
-// group; bar then gets its arrival from thread 0).
-template <class T> __device__ void chain_load(T *dst, const View<T> &V, int I, int J, bool bulk, unsigned long long *bar)
+__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int row, int col, unsigned long long *bar)
 {
-  const int rows = min(NB1, V.n - I * NB1), tid = threadIdx.x;
-  if (bulk && rows == NB1) {
-    if (tid == 0) mbar_expect(bar, NB1 * NB1 * (unsigned)sizeof(T));
-    if (tid < NB1) {  // segment tid: the line's lowest address is its memory-order first element
-      const int r = V.trans ? tid : (V.rev ? NB1 - 1 : 0), c = V.trans ? (V.rev ? NB1 - 1 : 0) : tid;
-      bulk_copy(dst + tid * LDC<T>(), V.at(I * NB1 + r, J * NB1 + c), NB1 * (unsigned)sizeof(T), bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(row), "r"(col), "r"(smem_u32(bar))
+               : "memory");
+}
+// Off-diagonal tile (I, J) into the slot: one tensor copy (the copy engine; completes on bar), or
+// without a tensor map element by element with cp.async (the item's group; then thread 0
+// gives bar its arrival).
+template <class T> __device__ void chain_load(T *dst, const View<T> &V, int I, int J, const CUtensorMap *map, unsigned long long *bar)
+{
+  const int n = V.n, i0 = I * NB1, j0 = J * NB1, tid = threadIdx.x;
+  const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+  if (map) {
+    if (tid == 0) {
+      mbar_expect(bar, NB1 * NB1 * (unsigned)sizeof(T));
+      tma_load_2d(dst, map, r0, c0, bar);
     }
     return;
   }
-  for (int e = tid; e < NB1 * NB1; e += NT1) {  // e = (segment, position): lanes follow memory
-    const int seg = e / NB1, pos = e % NB1, q = V.rev ? NB1 - 1 - pos : pos, r = V.trans ? seg : q, c = V.trans ? q : seg;
-    if (r < rows) cp_async(dst + seg * LDC<T>() + pos, V.at(I * NB1 + r, J * NB1 + c));
-    else dst[seg * LDC<T>() + pos] = T(0);
+  for (int e = tid; e < NB1 * NB1; e += NT1) {
+    const int u = r0 + e % NB1, v = c0 + e / NB1;
+    if (u >= 0 && u < n && v >= 0 && v < n) cp_async(dst + e, V.A + u + (long long)v * V.lda);
+    else dst[e] = T(0);
   }
   if (tid == 0) mbar_arrive(bar);
 }
-// acc[k] += sum over this thread's column group of M(r, c) x(c, k), M in a chain slot
-template <class T, int K> __device__ __forceinline__ void chain_gemv(const T *St, const T *xs, T (&acc)[K], bool trans, bool rev)
+// op = N: acc[k] += sum over this thread's column group of M(r, c) x(c, k) (thread (g, r), as gemv)
+template <class T, int K> __device__ __forceinline__ void chain_gemv(const T *St, const T *xs, T (&acc)[K], bool rev)
 {
   constexpr int CPG = NB1 / G1;
   const int     r = threadIdx.x % NB1, c0 = (threadIdx.x / NB1) * CPG;
 #pragma unroll
   for (int q = 0; q < CPG; q++) {
-    const T a = St[chain_at<T>(r, c0 + q, trans, rev)];
+    const T a = St[chain_at(r, c0 + q, false, rev)];
 #pragma unroll
     for (int k = 0; k < K; k++) acc[k] = fma(a, xs[(c0 + q) * K + k], acc[k]);
+  }
+}
+// op = T (a row of M is contiguous in the slot): warp w sums rows 4w .. 4w+3 over all columns,
+// lanes over columns, shuffles; lane 0 adds the result to ts[r*K + k]
+template <class T, int K> __device__ __forceinline__ void chain_gemv_rows(const T *St, const T *xs, T *ts, bool rev)
+{
+  constexpr int RPW = NB1 / (NT1 / 32);
+  const int     lane = threadIdx.x % 32, w = threadIdx.x / 32;
+#pragma unroll
+  for (int q = 0; q < RPW; q++) {
+    const int r = w * RPW + q;
+    const T   a0 = St[chain_at(r, lane, true, rev)], a1 = St[chain_at(r, lane + 32, true, rev)];
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      T v = fma(a0, xs[lane * K + k], a1 * xs[(lane + 32) * K + k]);
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(~0u, v, o);
+      if (lane == 0) ts[r * K + k] += v;
+    }
   }
 }
 
@@ -250,7 +278,7 @@ template <class T, int K> __device__ __forceinline__ void chain_gemv(const T *St
 // Nothing it waits for in the steady state is a global-memory round trip issued in the same
 // step: tiles, Dinv_I and b_I come through the cp.async ring (b_I with Dinv_I), the helpers'
 // sums of row I are loaded one row ahead, and the Dinv flags are polled 32 rows at a time.
-template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a, T *S, T *red, T *xw, T *ys, T *bw)
+template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *red, T *xw, T *ys, T *bw, T *ts)
 {
   using R = typename LLw<T>::raw;
   constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
@@ -290,7 +318,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
         issue_rhs<T, NB1, NT1, K>(V, ci, a.B, a.ldb, a.nrhs, bw + (ci % BW<K>()) * NB1 * K);
         ci++;
         cj = max(0, ci - L);
-      } else chain_load<T>(dst, V, ci, cj++, a.bulk, bar);
+      } else chain_load<T>(dst, V, ci, cj++, map, bar);
     }
     cp_commit();
     slot++;
@@ -320,12 +348,15 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     T acc[K];
 #pragma unroll
     for (int k = 0; k < K; k++) acc[k] = T(0);
+    if (V.trans && tid % 32 == 0)  // the rows this lane sums (chain_gemv_rows); read back after barriers
+      for (int e = (tid / 32) * (NB1 / (NT1 / 32)) * K; e < (tid / 32 + 1) * (NB1 / (NT1 / 32)) * K; e++) ts[e] = T(0);
     for (int J = max(0, I - L); J < I; J++, used++) {
       cp_wait<ST - 2>();
       mbar_wait(s_bar + used % ST, (used / ST) & 1);
       __syncthreads();
       tick(0);
-      chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.trans, V.rev);
+      if (V.trans) chain_gemv_rows<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, ts, V.rev);
+      else chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.rev);
       tick(1);
       issue();
       tick(5);
@@ -343,7 +374,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     load_parts(I + 1);
     store_groups<T, NB1, G1, K>(red, acc);
     __syncthreads();
-    form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys);
+    form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys, V.trans ? ts : nullptr);
     __syncthreads();
     solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, [&](int rr, int k, T x, bool valid) {
       if (valid) a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
@@ -364,17 +395,18 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
 }
 
 template <class T, int K>
-__global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a)
+__global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   constexpr int ST = one_stages<T, K>();
   static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)smem_raw, *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K;
+  T *S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);  // tensor copies need 128-byte aligned slots
+  T *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
   __shared__ int s_job;
   if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
   __syncthreads();
   const int I = s_job >> 4, c = s_job & 15;
-  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, S, red, xw, ys, bw);
+  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts);
   else if (c == JOB_INV) inv_job<T>(a, I, S);
   else if (a.hdepth == 3) helper_job<T, K, 3>(a, I, c, S, red, xw);
   else helper_job<T, K, ST>(a, I, c, S, red, xw);
@@ -415,6 +447,22 @@ int env_int(const char *name, int def, int lo, int hi)
 sg_status fail_one(sg_report *rep, int cls, long long, long long row, double value) { return sg_trsv_report_fail(rep, cls, -1, row, value); }
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
+// cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
+{
+  static PFN_cuTensorMapEncodeTiled_v12000 fn    = nullptr;
+  static bool                              tried = false;
+  if (!tried) {
+    tried = true;
+    void                            *p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) == cudaSuccess && q == cudaDriverEntryPointSuccess)
+      fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+    else (void)cudaGetLastError();
+  }
+  return fn;
+}
 
 template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {
@@ -466,9 +514,16 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.CT     = CT;
   a.L      = L;
   a.hdepth = env_int("SG_TRSV_HDEPTH", 3, 3, 8);
-  {  // bulk copies need 16-byte aligned lines: A, lda, and (backward variants) n in words
-    const size_t w = sizeof(T);
-    a.bulk = ((uintptr_t)P->A % 16 == 0) && ((size_t)P->lda * w % 16 == 0) && (!a.V.rev || (size_t)n * w % 16 == 0) && !getenv("SG_TRSV_NOBULK");
+  CUtensorMap tmap;  // the chain's tiles by the copy engine: A and its column stride 16-byte aligned
+  memset(&tmap, 0, sizeof tmap);
+  a.bulk = false;
+  if ((uintptr_t)P->A % 16 == 0 && (size_t)P->lda * sizeof(T) % 16 == 0 && !getenv("SG_TRSV_NOTMA")) {
+    if (PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder()) {
+      const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
+      const cuuint32_t box[2] = {NB1, NB1}, estr[2] = {1, 1};
+      a.bulk = encode(&tmap, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+    }
   }
   a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   a.ctl    = (unsigned *)ctl;
@@ -490,7 +545,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     a.prof = (unsigned long long *)sg_ctx_work(ctx, 8 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
   }
-  trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a);
+  trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a, tmap);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (a.prof && st == SG_OK) {
     unsigned long long h[8];

@@ -178,13 +178,13 @@ __device__ __forceinline__ void issue_rhs(const View<T> &V, int I, const T *B, l
     else bs[r * K + k] = T(0);
   }
 }
-// ys = bs - (the column-group sums in red)
+// ys = bs - (the column-group sums in red) - (ts, row sums formed otherwise; may be NULL)
 template <class T, int NB, int NT, int K, int G = NT / NB>
-__device__ __forceinline__ void form_rhs(const T *red, const T *bs, T *ys)
+__device__ __forceinline__ void form_rhs(const T *red, const T *bs, T *ys, const T *ts = nullptr)
 {
   for (int e = threadIdx.x; e < NB * K; e += NT) {
     const int r = e % NB, k = e / NB;
-    ys[r * K + k] = bs[r * K + k] - group_sum<T, NB, G, K>(red, r, k);
+    ys[r * K + k] = bs[r * K + k] - group_sum<T, NB, G, K>(red, r, k) - (ts ? ts[r * K + k] : T(0));
   }
 }
 
