@@ -3,8 +3,9 @@
 // is a forward substitution with the effective lower matrix M of trsv_cuda.cuh (View).
 //
 // Two kernels, chosen by the bound B->n (the largest order of the batch):
-//  - n <= WARP_MAX_N (128): a WARP per system (a G = 16-lane segment per system for n <= 16,
-//    two per warp), several warps per CTA, no CTA barrier at all. The segment first issues
+//  - n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
+//    only G = 32 is launched: the two-systems-per-warp G = 16 variant hung on the H100 at its
+//    first launch and was withdrawn), several warps per CTA, no CTA barrier at all. The segment first issues
 //    cp.async copies of its whole triangle (only the triangle, and the diagonal only for a
 //    non-unit diagonal) into a packed triangle in shared memory, walking the lines that are
 //    contiguous in A (columns of M for op = N, rows of M for op = T) so that every copy

@@ -222,13 +222,13 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
                : "memory");
 }
 // Off-diagonal tile (I, J) into the slot: one tensor copy (the copy engine; completes on bar), or
-// without a tensor map element by element with cp.async (the item's group; then thread 0
-// gives bar its arrival).
+// (no tensor map, or the partial last block row) element by element with cp.async (the item's
+// group; then thread 0 gives bar its arrival).
 template <class T> __device__ void chain_load(T *dst, const View<T> &V, int I, int J, const CUtensorMap *map, unsigned long long *bar)
 {
   const int n = V.n, i0 = I * NB1, j0 = J * NB1, tid = threadIdx.x;
   const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
-  if (map) {
+  if (map && i0 + NB1 <= n) {  // full tiles only: a partial one (the last block row) would need negative coordinates when reflected
     if (tid == 0) {
       mbar_expect(bar, NB1 * NB1 * (unsigned)sizeof(T));
       tma_load_2d(dst, map, r0, c0, bar);

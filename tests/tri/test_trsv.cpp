@@ -347,7 +347,7 @@ static void run_tb(const BatchT<T> &S, const char *kind, sg_status want = SG_OK,
 template <class T> static void batch_sweep(bool quick)
 {
   std::mt19937_64 rng(99 + sizeof(T));
-  // CUDA paths by the bound n: a 16-lane segment per system (n <= 16, two systems per warp),
+  // CUDA paths by the bound n: a warp per system
   // a warp per system with 1..4 rows per lane (n <= 32, 64, 96, 128), a CTA per system
   // (n > 128); nrhs 1 / 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
   const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100}
@@ -382,7 +382,7 @@ template <class T> static void batch_sweep(bool quick)
     run_tb(S, "Inf diag sys 4, NaN diag sys 6", SG_ERR_NONFINITE, 4, 3, {4, 6});
   }
   // per-system argument errors: that system untouched, the others solved
-  for (int nmax : {14, 30, 200}) {  // (GPU: 16-lane segments, a warp, a CTA per system)
+  for (int nmax : {14, 30, 200}) {  // (GPU: a warp per system, one row or two per lane; a CTA per system)
     BatchT<T> S = make_tb<T>(SG_UPPER, SG_TRANS, SG_NONUNIT, 11, nmax, 3, true, rng);
     S.nv[3] = nmax + 1;  // > n: system 3 invalid (its arrays are those of a smaller system)
     S.ldav[8] = S.nv[8] > 0 ? S.nv[8] - 1 : -1;
