@@ -284,7 +284,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
-  __shared__ int                s_dready;
+  __shared__ int                s_dready[2];  // alternating: two polls without a barrier between them never share a slot
   __shared__ unsigned long long s_bar[ST];  // ring slot q's bulk copies complete on s_bar[q]: item u waits for phase u / ST
   if (tid == 0)
     for (int q = 0; q < ST; q++) mbar_init(s_bar + q);
@@ -292,7 +292,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   __syncthreads();
   // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then
   // Dinv_I (a bulk copy into the item's ring slot; b_I by cp.async in the item's group)
-  int  ci = 0, cj = 0, slot = 0, dready = 0;  // dready: Dinv_0 .. Dinv_{dready-1} are published
+  int  ci = 0, cj = 0, slot = 0, dready = 0, npoll = 0;  // dready: Dinv_0 .. Dinv_{dready-1} are published
   auto issue = [&]() {
     if (ci < nblk) {
       T *dst = S + (slot % ST) * SLOT1;
@@ -306,10 +306,10 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
               m            = __ballot_sync(~0u, jj >= nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
               if (m & 1u) break;
             }
-            if (tid == 0) s_dready = ci + (~m ? __ffs(~m) - 1 : 32);
+            if (tid == 0) s_dready[npoll & 1] = ci + (~m ? __ffs(~m) - 1 : 32);
           }
           __syncthreads();
-          dready = s_dready;
+          dready = s_dready[npoll++ & 1];
         }
         if (tid == 0) {
           mbar_expect(bar, TILE1 * (unsigned)sizeof(T));
@@ -517,7 +517,9 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   CUtensorMap tmap;  // the chain's tiles by the copy engine: A and its column stride 16-byte aligned
   memset(&tmap, 0, sizeof tmap);
   a.bulk = false;
-  if ((uintptr_t)P->A % 16 == 0 && (size_t)P->lda * sizeof(T) % 16 == 0 && !getenv("SG_TRSV_NOTMA")) {
+  // (reflected variants: the box starts at row n-64-..., so n too; seen on the H100: an illegal
+  // instruction otherwise)
+  if ((uintptr_t)P->A % 16 == 0 && (size_t)P->lda * sizeof(T) % 16 == 0 && (!a.V.rev || (size_t)n * sizeof(T) % 16 == 0) && !getenv("SG_TRSV_NOTMA")) {
     if (PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder()) {
       const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
       const cuuint32_t box[2] = {NB1, NB1}, estr[2] = {1, 1};
