@@ -318,6 +318,9 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
         issue_rhs<T, NB1, NT1, K>(V, ci, a.B, a.ldb, a.nrhs, bw + (ci % BW<K>()) * NB1 * K);
         ci++;
         cj = max(0, ci - L);
+      } else if (V.trans && K >= 4) {  // several columns: the transposing copy of load_tile, summed by gemv
+        load_tile<T, NB1, NT1>(dst, V, ci, cj++, a.unit);
+        if (tid == 0) mbar_arrive(bar);
       } else chain_load<T>(dst, V, ci, cj++, map, bar);
     }
     cp_commit();
@@ -348,14 +351,15 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     T acc[K];
 #pragma unroll
     for (int k = 0; k < K; k++) acc[k] = T(0);
-    if (V.trans && tid % 32 == 0)  // the rows this lane sums (chain_gemv_rows); read back after barriers
+    if (V.trans && K < 4 && tid % 32 == 0)  // the rows this lane sums (chain_gemv_rows); read back after barriers
       for (int e = (tid / 32) * (NB1 / (NT1 / 32)) * K; e < (tid / 32 + 1) * (NB1 / (NT1 / 32)) * K; e++) ts[e] = T(0);
     for (int J = max(0, I - L); J < I; J++, used++) {
       cp_wait<ST - 2>();
       mbar_wait(s_bar + used % ST, (used / ST) & 1);
       __syncthreads();
       tick(0);
-      if (V.trans) chain_gemv_rows<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, ts, V.rev);
+      if (V.trans && K >= 4) gemv<T, NB1, G1, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc);
+      else if (V.trans) chain_gemv_rows<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, ts, V.rev);
       else chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.rev);
       tick(1);
       issue();
@@ -374,7 +378,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     load_parts(I + 1);
     store_groups<T, NB1, G1, K>(red, acc);
     __syncthreads();
-    form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys, V.trans ? ts : nullptr);
+    form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys, V.trans && K < 4 ? ts : nullptr);
     __syncthreads();
     solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, [&](int rr, int k, T x, bool valid) {
       if (valid) a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
