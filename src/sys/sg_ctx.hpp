@@ -30,9 +30,9 @@ struct sg_ctx_s {
   int        deferred;
   void      *pending_fail;
 };
-// Workspace slots. Device (work): 0 tri batch, 1 tri TPCR, 2 trsv control block (flags and
-// counters, zeroed when allocated), 4 trsv job table, 5 trsv partial sums, 6 dense-LU
-// temporaries, 7 batched trsv. Host (hwork): 3 pinned report, 6 dense-LU temporaries.
+// Workspace slots. Device (work): 0 tri batch, 1 tri TPCR, 2 trsv control block (ticket,
+// flags, x and partial sums in LL form; zeroed when allocated), 4 trsv job table, 5 trsv
+// inverted diagonal blocks, 6 dense-LU temporaries, 7 trsv profile (SG_TRSV_PROFILE). Host (hwork): 3 pinned report, 6 dense-LU temporaries.
 enum { SG_SLOT_TRI_BATCH = 0, SG_SLOT_TRI_TPCR = 1, SG_SLOT_TRSV_CTL = 2, SG_SLOT_REPORT = 3,
        SG_SLOT_TRSV_TABLE = 4, SG_SLOT_TRSV_PART = 5, SG_SLOT_LU = 6, SG_SLOT_TRSV_BATCH = 7 };
 

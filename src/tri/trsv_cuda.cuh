@@ -42,7 +42,6 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
   return v;
 }
 __device__ __forceinline__ void st_release(unsigned *p, unsigned v) { asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
-__device__ __forceinline__ void red_release_add(unsigned *p, unsigned v) { asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
 
 // Tile (I,J) of M into S (column-major, leading dimension NB+1: conflict-free for both the
 // row-contiguous (N) and column-contiguous (T) copy patterns). Rows past n are zero; the
