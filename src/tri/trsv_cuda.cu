@@ -378,39 +378,13 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     load_parts(I + 1);
     store_groups<T, NB1, G1, K>(red, acc);
     __syncthreads();
-    auto emit = [&](int rr, int k, T x, bool valid) {
+    form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys, V.trans && K < 4 ? ts : nullptr);
+    __syncthreads();
+    solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, [&](int rr, int k, T x, bool valid) {
       if (valid) a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
       xw[(I % XW<K>()) * NB1 * K + rr * K + k] = x;
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
-    };
-    const T *ts_I = V.trans && K < 4 ? ts : nullptr;
-    if constexpr (K <= 2) {
-      // one or two columns: warps 0-1 finish the row alone (thread r: y_r, then x_r = Dinv row r
-      // . y), synchronised by a 64-thread named barrier; the other warps go on to the next tile
-      if (tid < NB1) {
-        form_rhs<T, NB1, NB1, K, G1>(red, bw + (I % BW<K>()) * NB1 * K, ys, ts_I);
-        asm volatile("bar.sync 1, %0;\n" ::"n"(NB1) : "memory");
-        T x[K];
-#pragma unroll
-        for (int k = 0; k < K; k++) x[k] = T(0);
-        for (int c = 0; c <= r; c++) {  // the lower triangle of Dinv only (0 * NaN above it must not spread)
-          const T d = Dinv[c * (NB1 + 1) + r];
-#pragma unroll
-          for (int k = 0; k < K; k++) x[k] = fma(d, ys[c * K + k], x[k]);
-        }
-        const int rows = min(NB1, V.n - I * NB1);
-#pragma unroll
-        for (int k = 0; k < K; k++) {
-          const bool valid = r < rows && k < a.nrhs;
-          if (valid && !(fabs(x[k]) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, V.orig(I * NB1 + r), (double)x[k]);
-          emit(r, k, valid ? x[k] : T(0), valid);
-        }
-      }
-    } else {
-      form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys, ts_I);
-      __syncthreads();
-      solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, emit);
-    }
+    });
     tick(4);
     issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
     tick(5);
