@@ -6,8 +6,11 @@
 //  - the chain walks the block rows I = 0, 1, ... on its own: y = b_I - (helpers' partial
 //    sums) - sum_{J=I-L}^{I-1} M(I,J) x_J, x_I = Dinv_I y. The x_J it needs are its own (in
 //    shared memory), so the critical path per block row is two 64 x 64 GEMVs and a few CTA
-//    barriers, with no round trip through L2; its tiles and Dinv_I stream through a cp.async
-//    ring, issued ahead of need.
+//    barriers, with no round trip through L2. Its loads go through a ring of shared-memory
+//    slots issued ahead of need, each completing on the slot's mbarrier: a tile is ONE tensor
+//    copy of a 64 x 64 box of A (the copy engine; 4096 per-thread cp.async or 64 line copies
+//    per tile were measured to cost the chain 0.6-0.85 us per tile just to issue), Dinv_I one
+//    bulk copy, b_I per-thread cp.async. Lag L = 1 by default (measured best).
 //  - inversion jobs invert the diagonal tiles (Higham's method, trsv_cuda.cuh) into a
 //    workspace and publish each with a release flag; they depend on nothing.
 //  - helper jobs compute the rest of block row I (columns 0 .. I-L-1, in chunks of CT tiles,
