@@ -35,7 +35,6 @@
 // is written, so a singular system keeps its B; a non-finite solution entry flags
 // SG_FAIL_RESULT. The other triangle (and a unit diagonal) is never read.
 #include "tri/trsv_cuda.cuh"
-#include <cstdlib>
 
 namespace {
 using namespace sgtrsv;
@@ -360,12 +359,10 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  const char *env  = getenv("SG_TRSV_BATCH_WARP_MAX");  // experiments: largest order on the warp kernel
-  const int   wmax = env ? atoi(env) : WARP_MAX_N;
-  if (B->n <= 32 && B->n <= wmax) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
-  if (B->n <= 64 && B->n <= wmax) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
-  if (B->n <= 96 && B->n <= wmax) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);
-  if (B->n <= WARP_MAX_N && B->n <= wmax) return warp_k<T, 32, 4>(ctx, B, pivtol, rep);
+  if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
+  if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
+  if (B->n <= 96) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);
+  if (B->n <= WARP_MAX_N) return warp_k<T, 32, 4>(ctx, B, pivtol, rep);
   const int k = B->nrhs;
   if (k <= 1) return launch_batch<T, 1>(ctx, B, pivtol, rep);
   if (k <= 4) return launch_batch<T, 4>(ctx, B, pivtol, rep);

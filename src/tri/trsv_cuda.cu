@@ -47,6 +47,7 @@ constexpr int TILE1 = NB1 * (NB1 + 1);           // a tile in the layout of load
 // ring slots hold SLOT1 values: a tile in either layout (the chain's: the 64 x 64 box of A as the
 // copy engine writes it, dense; 128-byte aligned slots)
 constexpr int SLOT1 = TILE1;  // 33280 (fp64) or 16640 (fp32) bytes: multiples of 128
+constexpr int HST = 3;                           // helpers' ring depth (3 and 6 measured alike; fewer bytes in flight)
 constexpr int JOB_INV = 14, JOB_CHAIN = 15;      // job codes (I << 4) | c; c < MAXH: helper chunk c
 constexpr size_t SMEM_OPTIN = 232448 - 1024;     // sm_90 opt-in limit less the static shared memory
 
@@ -124,7 +125,7 @@ template <class T> struct OneArgs {
   long long      ldb;
   T             *X;
   long long      ldx;
-  int            nrhs, nblk, CT, L, hdepth;  // hdepth: helpers' ring depth (3 or the chain's)
+  int            nrhs, nblk, CT, L;
   bool           bulk;                      // the chain's tiles by tensor copies (the kernel's tensor map is valid)
   const int     *jobs;
   unsigned      *ctl;   // [0] ticket, [1] done, [2 + I] = epoch once Dinv_I is published
@@ -415,8 +416,7 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a, co
   const int I = s_job >> 4, c = s_job & 15;
   if (c == JOB_CHAIN) chain_job<T, K, ST>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts);
   else if (c == JOB_INV) inv_job<T>(a, I, S);
-  else if (a.hdepth == 3) helper_job<T, K, 3>(a, I, c, S, red, xw);
-  else helper_job<T, K, ST>(a, I, c, S, red, xw);
+  else helper_job<T, K, HST>(a, I, c, S, red, xw);
   if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
     a.ctl[0] = 0u;
     a.ctl[1] = 0u;
@@ -520,7 +520,6 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.nblk   = nblk;
   a.CT     = CT;
   a.L      = L;
-  a.hdepth = env_int("SG_TRSV_HDEPTH", 3, 3, 8);
   CUtensorMap tmap;  // the chain's tiles by the copy engine: A and its column stride 16-byte aligned
   memset(&tmap, 0, sizeof tmap);
   a.bulk = false;
