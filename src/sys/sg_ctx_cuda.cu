@@ -163,3 +163,19 @@ extern "C" sg_status sg_ctx_check(sg_ctx *ctx, sg_report *rep)
   ctx->deferred      = deferred;
   return st != SG_OK ? st : st2;
 }
+
+// cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
+PFN_cuTensorMapEncodeTiled_v12000 sg_tensor_map_encoder()
+{
+  static PFN_cuTensorMapEncodeTiled_v12000 fn    = nullptr;
+  static bool                              tried = false;
+  if (!tried) {
+    tried = true;
+    void                            *p = nullptr;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) == cudaSuccess && q == cudaDriverEntryPointSuccess)
+      fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+    else (void)cudaGetLastError();
+  }
+  return fn;
+}

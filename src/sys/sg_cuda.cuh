@@ -2,6 +2,7 @@
 #pragma once
 #include "sys/sg_ctx.hpp"
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 
 inline cudaStream_t sg_stream(const sg_ctx *ctx) { return (cudaStream_t)ctx->stream; }
 inline sg_dev_report *sg_dreport(const sg_ctx *ctx) { return (sg_dev_report *)ctx->dreport; }
@@ -27,3 +28,26 @@ sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep, sg_fail_fn fail = sg_
 // Device properties of the current device (cached per device).
 int sg_cuda_num_sms(void);
 int sg_cuda_smem_optin(void);  // max dynamic shared memory per block (opt-in), bytes
+// cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
+PFN_cuTensorMapEncodeTiled_v12000 sg_tensor_map_encoder();
+
+// ---- Hopper bulk copies (the TMA copy engine) completing on a shared-memory mbarrier
+// (sm_90; used by the trsv chain and the streaming tridiagonal kernel).
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void     mbar_init(unsigned long long *bar) { asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(bar)) : "memory"); }
+__device__ __forceinline__ void mbar_arrive(unsigned long long *bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory"); }
+__device__ __forceinline__ void mbar_expect(unsigned long long *bar, unsigned bytes)  // the phase's one arrival, and its bytes
+{
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
+}
+// bytes: a multiple of 16; dst and src 16-byte aligned; counted by bar's expect
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
+{
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_u32(dst)), "l"(src), "r"(bytes),
+               "r"(smem_u32(bar))
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
+{
+  asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}\n" ::"r"(smem_u32(bar)), "r"(parity) : "memory");
+}

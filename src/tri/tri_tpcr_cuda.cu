@@ -59,6 +59,7 @@
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
 #include <climits>
+#include <cstring>
 #include <cstdint>
 
 namespace {
@@ -150,9 +151,11 @@ template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_sto
 // The per-lane path (a lane's four 16-byte accesses 64 bytes apart from its neighbours') made
 // every instruction touch 32 sectors and fetch half of them twice: ncu on an H100 counted 52%
 // excessive sectors and 38% of the warp cycles stalled on the full LG queue (m = 1024 double).
-constexpr int TP_STAGE_VEC   = 4;                               // 16-byte vectors per chunk (Q*sizeof(T) = 64)
-constexpr int TP_STAGE_BYTES = 32 * (TP_STAGE_VEC + 1) * 16;    // per warp
-template <class T> constexpr bool tp_stage_ok() { return tp_q<T>() * (int)sizeof(T) == 16 * TP_STAGE_VEC; }
+// 16-byte vectors per chunk (Q*sizeof(T)/16: 4 for the default Q) and the staging bytes per warp
+// (chunk stride VEC+1 vectors, odd: conflict-free)
+template <class T> constexpr int tp_stage_vec() { return tp_q<T>() * (int)sizeof(T) / 16; }
+template <class T> constexpr int tp_stage_bytes() { return 32 * (tp_stage_vec<T>() + 1) * 16; }
+template <class T> constexpr bool tp_stage_ok() { return tp_q<T>() * (int)sizeof(T) % 32 == 0; }
 
 // Warp-uniform: may this warp use the coalesced path for the rows at element offset o (this
 // lane's chunk; full = the lane's chunk is a whole chunk of an active system)? o0: lane 0's offset.
@@ -168,8 +171,9 @@ __device__ __forceinline__ bool tp_warp_contig(bool full, long long o, const T *
 }
 
 // Lane-consecutive vectors v[k] (k-th 512-byte piece of the warp's range) -> this lane's chunk.
-template <int Q, class T, class V> __device__ __forceinline__ void tp_stage_in(V *buf, const V (&v)[TP_STAGE_VEC], T (&x)[Q])
+template <int Q, class T, class V> __device__ __forceinline__ void tp_stage_in(V *buf, const V (&v)[tp_stage_vec<T>()], T (&x)[Q])
 {
+  constexpr int TP_STAGE_VEC = tp_stage_vec<T>();
   constexpr int W    = 16 / sizeof(T);
   const int     lane = (int)threadIdx.x & 31;
 #pragma unroll
@@ -190,7 +194,8 @@ __device__ __forceinline__ void tp_warp_load(const tp_sys<T> &S, long long o0, u
 {
   using V             = typename tp_vec<T>::type;
   const int lane      = (int)threadIdx.x & 31;
-  V *const  buf       = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * TP_STAGE_BYTES);
+  constexpr int TP_STAGE_VEC = tp_stage_vec<T>();
+  V *const  buf       = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * tp_stage_bytes<T>());
   const V  *pa = reinterpret_cast<const V *>(S.dl + o0), *pb = reinterpret_cast<const V *>(S.d + o0);
   const V  *pc = reinterpret_cast<const V *>(S.du + o0), *pr = reinterpret_cast<const V *>(S.b + o0);
   V         va[TP_STAGE_VEC], vb[TP_STAGE_VEC], vc[TP_STAGE_VEC], vr[TP_STAGE_VEC];
@@ -207,7 +212,8 @@ template <int Q, class T> __device__ __forceinline__ void tp_warp_store(T *xp, l
   using V        = typename tp_vec<T>::type;
   constexpr int W    = 16 / sizeof(T);
   const int     lane = (int)threadIdx.x & 31;
-  V *const      buf  = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * TP_STAGE_BYTES);
+  constexpr int TP_STAGE_VEC = tp_stage_vec<T>();
+  V *const      buf  = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * tp_stage_bytes<T>());
 #pragma unroll
   for (int k = 0; k < TP_STAGE_VEC; k++) buf[lane * (TP_STAGE_VEC + 1) + k] = tp_pack(x + k * W);
   __syncwarp();
@@ -245,6 +251,22 @@ template <class T> __device__ __forceinline__ tp_node<T> tp_get_node(const T *W,
   return nd;
 }
 
+// The node of the lane d lanes up (whole warp takes part; the value is unused where the
+// source lies outside the warp).
+template <class T> __device__ __forceinline__ tp_eq<T> tp_shfl_down_eq(const tp_eq<T> &e, int d)
+{
+  return {__shfl_down_sync(0xffffffffu, e.a, d), __shfl_down_sync(0xffffffffu, e.b, d), __shfl_down_sync(0xffffffffu, e.c, d),
+          __shfl_down_sync(0xffffffffu, e.d, d)};
+}
+template <class T> __device__ __forceinline__ tp_node<T> tp_shfl_down_node(const tp_node<T> &nd, int d)
+{
+  tp_node<T> o;
+  o.e0  = tp_shfl_down_eq(nd.e0, d);
+  o.e1  = tp_shfl_down_eq(nd.e1, d);
+  o.cnt = __shfl_down_sync(0xffffffffu, nd.cnt, d);
+  return o;
+}
+
 // Thread -> (system of the block, chunk of the team). Contiguous: the team's threads are
 // consecutive; interleaved: the block's systems are consecutive (coalesced rows).
 struct tp_map {
@@ -257,6 +279,47 @@ struct tp_map {
     wofs = inter ? sl : sl * 9 * P.team;
   }
 };
+
+// The team's chunks (rows g0.. of tile ts in a, b, c, r) -> their solution (left in r):
+// chunk reduce, interface system, back substitution. wl: the team lies in one warp.
+template <int Q, class T>
+__device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
+                                              long long ts, long long g0, T tol, bool wl)
+{
+  tp_eq<T> e0, e1;
+  tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
+  // Interface system. Words [0, 4*team) hold the chunks' e1; the PCR equations of the
+  // chunks' first unknowns (after the even/odd step) ping-pong between buffer 0 = words
+  // [4*team, 8*team) and buffer 1 = the e1 words: step k writes buffer k%2, which was last
+  // read in step k-2 (or, for k = 1, in the even/odd step), and every thread finished those
+  // reads before the barrier of step k-1, so one barrier per step suffices. x_first goes to
+  // the buffer the last step did not read. When a team lies inside one warp (contiguous
+  // layout, team <= 32: wl) the barriers are warp barriers, so the warps of a block run
+  // decoupled (one warp can load while another computes).
+  auto sync = [wl]() {
+    if (wl) __syncwarp();
+    else __syncthreads();
+  };
+  tp_put(W, ws, team, j, e1);
+  sync();
+  tp_eq<T> q = tp_pcr_step(tm, e0, j > 0, j > 0 ? tp_get(W, ws, team, j - 1) : e1, true, e1, tol, tp_eq_row(ts, 2 * j - 1, Q),
+                           tp_eq_row(ts, 2 * j + 1, Q));
+  int k = 0;
+  for (int st = 1; st < team; st *= 2, k++) {
+    T *const B = (k & 1) ? W : W + 4 * team * ws;
+    tp_put(B, ws, team, j, q);
+    sync();
+    const bool hl = j >= st, hr = j + st < team;
+    q = tp_pcr_step(tm, q, hl, hl ? tp_get(B, ws, team, j - st) : q, hr, hr ? tp_get(B, ws, team, j + st) : q, tol,
+                    tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
+  }
+  const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
+  T *const XF = (k & 1) ? W : W + 4 * team * ws;
+  XF[j * ws]  = xf;
+  sync();
+  const T xl = tp_last_x(tm, e1, xf, j + 1 < team ? XF[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
+  tp_chunk_solve<Q>(a, c, r, xf, xl);
+}
 
 // ---------------------------------------------------------------- kernels
 // SOLVE (and FINISH when S.xr is set): one tile of one system per team.
@@ -288,32 +351,93 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 #pragma unroll
     for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
   }
-  tp_eq<T> e0, e1;
-  tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
-  // interface system: words [0, 4*team) hold the chunks' e1, [4*team, 8*team) the PCR
-  // equations of the chunks' first unknowns (after the even/odd step), then x_first
-  tp_put(W, ws, team, j, e1);
-  __syncthreads();
-  T *const WE = W + 4 * team * ws;
-  tp_eq<T> q  = tp_pcr_step(tm, e0, j > 0, j > 0 ? tp_get(W, ws, team, j - 1) : e1, true, e1, tol, tp_eq_row(ts, 2 * j - 1, Q),
-                            tp_eq_row(ts, 2 * j + 1, Q));
-  for (int st = 1; st < team; st *= 2) {
-    tp_put(WE, ws, team, j, q);
-    __syncthreads();
-    const bool hl = j >= st, hr = j + st < team;
-    q = tp_pcr_step(tm, q, hl, hl ? tp_get(WE, ws, team, j - st) : q, hr, hr ? tp_get(WE, ws, team, j + st) : q, tol,
-                    tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
-    __syncthreads();
-  }
-  const T xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
-  W[j * ws] = xf;  // the e1 slots are free (read before the first barrier of the loop)
-  __syncthreads();
-  const T xl = tp_last_x(tm, e1, xf, j + 1 < team ? W[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
-  tp_chunk_solve<Q>(a, c, r, xf, xl);
+  tp_team_solve<Q>(tm, a, b, c, r, W, ws, j, team, ts, g0, tol, !INTER && team <= 32 && (blockDim.x & 31) == 0);
   if (tm.active && g0 < te) tp_check_x<Q>(tm, r, g0, te);
   if constexpr (!INTER) co = tp_warp_contig<Q>(tm.active && g0 + Q <= te, o, S.x, S.x, S.x, S.x, o0);
   if (co) tp_warp_store<Q>(S.x, o0, stage, r);
   else if (tm.active && g0 < te) tp_dev_store<Q, INTER>(S, s, g0, te, r);
+}
+
+// STREAM: contiguous systems of one tile (team >= 32 chunks = the whole block), see
+// stream_smem. Persistent blocks walk the systems s = blockIdx.x, += gridDim.x; the four
+// arrays of a system arrive in shared memory by four tensor copies (the TMA engine, one
+// mbarrier), and as soon as every thread holds its chunk in registers the next system's
+// copies are issued, so they stream in while this system is reduced, its interface system
+// solved and its x stored. (tp_solve_kernel loads while nothing else of its block can run:
+// with 1-2 blocks per SM at m >= 2048 double the memory idles during the compute phases.)
+// The copies use the 128-byte swizzle (16-byte piece p of 128-byte row w lands at p ^ (w % 8)):
+// a thread reads its 64-byte chunk as 4 16-byte pieces, and without the swizzle 4 threads of
+// every 8 would hit the same banks (4-way conflicts, measured ~8% slower at m = 4096).
+// Shared memory: the 4 arrays (4*tile values, 1024-byte aligned for the swizzle), the team
+// words (9 per thread), the x staging buffers, the mbarrier.
+constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
+struct tp_maps {
+  CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
+};
+__device__ __forceinline__ void tp_tma_load_3d(void *dst, const CUtensorMap *map, int s, unsigned long long *bar)
+{
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(0), "r"(0), "r"(s), "r"(smem_u32(bar))
+               : "memory");
+}
+template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr, long long g0, T (&v)[Q])
+{
+  using V          = typename tp_vec<T>::type;
+  constexpr int W  = 16 / sizeof(T);
+  const char   *bp = reinterpret_cast<const char *>(arr);
+#pragma unroll
+  for (int k = 0; k < Q / W; k++) {
+    const unsigned off = (unsigned)((g0 + k * W) * (long long)sizeof(T));
+    tp_unpack(*reinterpret_cast<const V *>(bp + (off ^ (((off >> 7) & 7) << 4))), v + k * W);
+  }
+}
+template <class T, int Q>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
+                                                                 const __grid_constant__ tp_maps M)
+{
+  extern __shared__ __align__(1024) unsigned char tp_smem[];
+  const int       team = P.team, j = (int)threadIdx.x;
+  const long long m = S.m, tile = P.tile, g0 = (long long)j * Q;
+  unsigned char  *base  = tp_smem + ((1024 - (smem_u32(tp_smem) & 1023)) & 1023);
+  T *const        buf   = reinterpret_cast<T *>(base);
+  T *const        W     = buf + 4 * tile;
+  unsigned char  *stage = reinterpret_cast<unsigned char *>(W + 9 * team);
+  auto *const     bar   = reinterpret_cast<unsigned long long *>(stage + (team / 32) * tp_stage_bytes<T>());
+  auto            issue = [&](long long s) {  // thread 0
+    mbar_expect(bar, 4u * (unsigned)(m * (long long)sizeof(T)));
+#pragma unroll
+    for (int k = 0; k < 4; k++) tp_tma_load_3d(buf + k * tile, &M.m[k], (int)s, bar);
+  };
+  if (j == 0) {
+    mbar_init(bar);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    if (blockIdx.x < S.nbatch) issue(blockIdx.x);
+  }
+  __syncthreads();
+  unsigned phase = 0;
+  for (long long s = blockIdx.x; s < S.nbatch; s += gridDim.x, phase ^= 1) {
+    tp_dev_team tm{rep, s, S.rscale, true};
+    T           a[Q], b[Q], c[Q], r[Q];
+    mbar_wait(bar, phase);
+    if (g0 < m) {  // m is a multiple of the 128-byte row, so a chunk is whole or past the end
+      tp_ld_swz<Q>(buf, g0, a); tp_ld_swz<Q>(buf + tile, g0, b); tp_ld_swz<Q>(buf + 2 * tile, g0, c); tp_ld_swz<Q>(buf + 3 * tile, g0, r);
+    } else {
+#pragma unroll
+      for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+    }
+    __syncthreads();  // the buffer is free (generic reads done): fetch the next system now
+    if (j == 0 && s + gridDim.x < S.nbatch) {
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      issue(s + gridDim.x);
+    }
+    tp_fix_chunk<Q>(tm, S, s, 0, 0, m, g0, a, b, c, r);
+    tp_team_solve<Q>(tm, a, b, c, r, W, 1, j, team, 0, g0, tol, false);
+    if (g0 < m) tp_check_x<Q>(tm, r, g0, m);
+    long long  o0 = 0;
+    const bool co = tp_warp_contig<Q>(g0 + Q <= m, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
+    if (co) tp_warp_store<Q>(S.x, o0, stage, r);
+    else if (g0 < m) tp_dev_store<Q, false>(S, s, g0, m, r);
+  }
 }
 
 template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
@@ -352,9 +476,17 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
   }
   tp_node<T> nd;
   nd.cnt = tp_chunk_reduce<Q>(tm, a, b, c, r, nrow, tol, g0, 1, nd.e0, nd.e1);
-  // merge tree: at level st, node j (j % 2st == 0) absorbs node j + st, which its owner
-  // stored just before (slots written and read at different levels are disjoint)
-  for (int st = 1; st < team; st *= 2) {
+  // merge tree: at level st, node j (j % 2st == 0) absorbs node j + st. While both lie in
+  // one warp (2*st*stride <= 32 lanes, stride = thread distance of consecutive chunks) node
+  // j + st comes by shuffles; above that its owner stores it just before the barrier (slots
+  // written and read at different levels are disjoint). Same merges in the same order.
+  int st = 1;
+  if ((blockDim.x & 31) == 0)
+    for (const int stride = INTER ? P.spb : 1; st < team && 2 * st * stride <= 32; st *= 2) {
+      const tp_node<T> o = tp_shfl_down_node(nd, st * stride);
+      if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, o, tol, ts + (long long)(j + st) * Q);
+    }
+  for (; st < team; st *= 2) {
     if ((j & (2 * st - 1)) == st) tp_put_node(W, ws, team, j, nd);
     __syncthreads();
     if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, tp_get_node(W, ws, team, j + st), tol, ts + (long long)(j + st) * Q);
@@ -392,7 +524,7 @@ template <class T> struct tp_cuda_ex {
     }
     grid  = (unsigned)g;
     block = p.team * p.spb;
-    smem  = (size_t)9 * block * sizeof(T) + (!inter && block % 32 == 0 && tp_stage_ok<T>() ? (size_t)(block / 32) * TP_STAGE_BYTES : 0);
+    smem  = (size_t)9 * block * sizeof(T) + (!inter && block % 32 == 0 && tp_stage_ok<T>() ? (size_t)(block / 32) * tp_stage_bytes<T>() : 0);
     return true;
   }
   // dynamic shared memory above the 48 KB default (512-thread blocks: 77 KB double): raised once
@@ -401,15 +533,73 @@ template <class T> struct tp_cuda_ex {
   {
     static bool raised = false;  // per kernel instantiation
     if (smem <= 48 * 1024 || raised) return true;
-    const size_t most = (size_t)9 * TP_BLOCK_MAX * sizeof(T) + (size_t)(TP_BLOCK_MAX / 32) * TP_STAGE_BYTES;
+    const size_t most = (size_t)9 * TP_BLOCK_MAX * sizeof(T) + (size_t)(TP_BLOCK_MAX / 32) * tp_stage_bytes<T>();
     st = sg_cuda_check(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most), rep, "raising the tpcr shared memory limit");
     raised = ok();
     return raised;
   }
+  // STREAM applies: a plain batch (no FINISH) of double contiguous single-tile systems of
+  // >= TP_STREAM_MIN_TEAM chunks, rows a multiple of 128 bytes (at most 256 of them: one
+  // tensor box), 16-byte aligned arrays and system stride, shared memory enough; and the
+  // tensor maps encode. Measured on an H100, % of copy bandwidth (bench/tri/README.md):
+  //   double m = 256 / 512 / 1024 / 2048 / 4096: STREAM 89.5 / 90.3 / 90.5 / 90.7 / 85.5,
+  //     tp_solve_kernel 94.9 / 90.5 / 85.8 / 76.9 / 63.7;
+  //   float m = 512 / 1024 / 2048 / 4096 (launch bounds 256, no spills): STREAM 74.9 / 75.1 /
+  //     67.7 / 63.6, tp_solve_kernel 77.4 / 75.7 / 74.0 / 66.4 - float is not helped (its
+  //     16-row chunks are compute-bound, not waiting on memory), so it keeps tp_solve_kernel.
+  size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
+  {
+    if (sizeof(T) != 8 || S.inter || S.xr || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch > INT_MAX) return 0;
+    const long long rb = S.m * (long long)sizeof(T);
+    const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
+    if ((al & 15) || rb % 128 || rb / 128 > 256) return 0;
+    const size_t smem = 1024 + (size_t)4 * p.tile * sizeof(T) + (size_t)9 * p.team * sizeof(T) + (size_t)(p.team / 32) * tp_stage_bytes<T>() + 16;
+    return smem <= (size_t)sg_cuda_smem_optin() ? smem : 0;
+  }
+  bool stream_maps(const tp_sys<T> &S, tp_maps &M) const
+  {
+    PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
+    if (!encode) return false;
+    constexpr cuuint32_t R = 128 / sizeof(T);
+    const cuuint64_t     dims[3] = {R, (cuuint64_t)(S.m / R), (cuuint64_t)S.nbatch}, strides[2] = {128, (cuuint64_t)S.ss * sizeof(T)};
+    const cuuint32_t     box[3] = {R, (cuuint32_t)(S.m / R), 1}, estr[3] = {1, 1, 1};
+    const T             *arr[4] = {S.dl, S.d, S.du, S.b};
+    memset(&M, 0, sizeof M);
+    for (int k = 0; k < 4; k++)
+      if (encode(&M.m[k], sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)arr[k], dims, strides, box, estr,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
+          CUDA_SUCCESS)
+        return false;
+    return true;
+  }
+  void stream(const tp_sys<T> &S, const tp_plan &p, T tol, size_t smem, const tp_maps &M)
+  {
+    static bool raised = false;
+    if (!raised) {
+      st = sg_cuda_check(cudaFuncSetAttribute(tp_stream_kernel<T, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()), rep,
+                         "raising the tpcr stream shared memory limit");
+      if (!ok()) return;
+      raised = true;
+    }
+    int per_sm = 0;
+    st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tp_stream_kernel<T, Q>, p.team, smem), rep, "tpcr stream occupancy");
+    if (!ok()) return;
+    const long long most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
+    const unsigned  grid = (unsigned)(S.nbatch < most ? S.nbatch : most);
+    tp_stream_kernel<T, Q><<<grid, p.team, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx), M);
+    st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr stream kernel");
+  }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     unsigned grid; int block; size_t smem;
-    if (!ok() || !geometry(p, S.inter, grid, block, smem)) return;
+    if (!ok()) return;
+    if constexpr (sizeof(T) == 8)
+      if (const size_t ss = stream_smem(S, p)) {
+        tp_maps M;
+        if (stream_maps(S, M)) return stream(S, p, tol, ss, M);
+      }
+    if (!geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
       if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
     } else if (smem_limit<tp_solve_kernel<T, Q, false>>(smem)) tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));

@@ -97,26 +97,9 @@ template <class R> __device__ __forceinline__ auto ll_wait(const R *p, R v, unsi
   }
   return ll_val(v);
 }
-// ---- bulk copies (the Hopper copy engine) completing on an mbarrier: the chain's Dinv tiles.
-// One thread issues 33 KB with one instruction, so the chain's own loads do not compete with
-// its tile stream for per-thread load slots.
-__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void     mbar_init(unsigned long long *bar) { asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(bar)) : "memory"); }
-__device__ __forceinline__ void mbar_arrive(unsigned long long *bar) { asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory"); }
-__device__ __forceinline__ void mbar_expect(unsigned long long *bar, unsigned bytes)  // the phase's one arrival, and its bytes
-{
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)  // counted by bar's expect
-{
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_u32(dst)), "l"(src), "r"(bytes),
-               "r"(smem_u32(bar))
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long *bar, unsigned parity)
-{
-  asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}\n" ::"r"(smem_u32(bar)), "r"(parity) : "memory");
-}
+// ---- bulk copies (the Hopper copy engine) completing on an mbarrier (sys/sg_cuda.cuh): the
+// chain's Dinv tiles. One thread issues 33 KB with one instruction, so the chain's own loads do
+// not compete with its tile stream for per-thread load slots.
 
 template <class T> struct OneArgs {
   using R = typename LLw<T>::raw;
@@ -455,22 +438,6 @@ sg_status fail_one(sg_report *rep, int cls, long long, long long row, double val
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
-// cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder()
-{
-  static PFN_cuTensorMapEncodeTiled_v12000 fn    = nullptr;
-  static bool                              tried = false;
-  if (!tried) {
-    tried = true;
-    void                            *p = nullptr;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) == cudaSuccess && q == cudaDriverEntryPointSuccess)
-      fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
-    else (void)cudaGetLastError();
-  }
-  return fn;
-}
-
 template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {
   using R        = typename LLw<T>::raw;
@@ -526,7 +493,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   // (reflected variants: the box starts at row n-64-..., so n too; seen on the H100: an illegal
   // instruction otherwise)
   if ((uintptr_t)P->A % 16 == 0 && (size_t)P->lda * sizeof(T) % 16 == 0 && (!a.V.rev || (size_t)n * sizeof(T) % 16 == 0) && !getenv("SG_TRSV_NOTMA")) {
-    if (PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder()) {
+    if (PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder()) {
       const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
       const cuuint32_t box[2] = {NB1, NB1}, estr[2] = {1, 1};
       a.bulk = encode(&tmap, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,

@@ -42,6 +42,19 @@ template <class T> static void sweep(bool quick)
           run_batch(B, alg, true, "random");
         }
       }
+  // The CUDA streaming kernel (tensor copies of whole systems: double, contiguous, one tile of
+  // >= 64 chunks, 128-byte rows, 16-byte aligned stride): packed, padded by 16 (aligned) and
+  // by 1 (not aligned: the other kernel), and in place.
+  if (!quick)
+    for (long long m : {512ll, 1024ll, 4096ll})
+      for (long long nb : {3ll, 61ll})
+        for (long long pad : {0ll, 16ll, 1ll}) {
+          Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, nb, m + pad, 0, seed++);
+          for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) {
+            run_batch(B, alg, false, "random");
+            if (pad == 16) run_batch(B, alg, true, "random");
+          }
+        }
 }
 
 // Breakdown and argument errors, on the host and (with --cuda) the device.
@@ -49,9 +62,11 @@ template <class T> static void bad_inputs()
 {
   const char *pn = pname<T>();
   for (int lay = 0; lay < 2; lay++)
+    for (long long mb : {37ll, 1024ll})  // 1024 contiguous double: the CUDA streaming kernel
     for (sg_tri_alg alg : kAlgs) {
+      if (mb == 1024 && (lay == 1 || (alg != SG_TRI_TPCR && alg != SG_TRI_AUTO))) continue;
       for (int what = 0; what < 2; what++) {
-        Batch<T> B = make_batch<T>((sg_tri_layout)lay, 37, 9, lay == 0 ? 37 : 9, 0, 777);
+        Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : 9, 0, 777);
         if (what == 0) {  // zero row 11 of system 5: singular
           B.d[B.idx(5, 11)] = 0; B.dl[B.idx(5, 11)] = 0; B.du[B.idx(5, 11)] = 0;
         } else B.b[B.idx(2, 3)] = (T)NAN;
