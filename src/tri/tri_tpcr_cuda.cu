@@ -120,6 +120,27 @@ template <int Q, class T> __device__ __forceinline__ void tp_st(T *p, const T (&
   }
 }
 
+// One value with an L2 fetch of its whole 128-byte line (SG_TP_L2HINT bytes); NC: read-only path.
+#ifndef SG_TP_L2HINT
+#define SG_TP_L2HINT 128
+#endif
+#define TP_STR2(x) #x
+#define TP_STR(x) TP_STR2(x)
+template <bool NC> __device__ __forceinline__ double tp_ld_l2(const double *p)
+{
+  double v;
+  if constexpr (NC) asm("ld.global.nc.L2::" TP_STR(SG_TP_L2HINT) "B.f64 %0, [%1];" : "=d"(v) : "l"(p));
+  else asm volatile("ld.global.L2::" TP_STR(SG_TP_L2HINT) "B.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+  return v;
+}
+template <bool NC> __device__ __forceinline__ float tp_ld_l2(const float *p)
+{
+  float v;
+  if constexpr (NC) asm("ld.global.nc.L2::" TP_STR(SG_TP_L2HINT) "B.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  else asm volatile("ld.global.L2::" TP_STR(SG_TP_L2HINT) "B.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // Raw rows [g0, g0+Q) of system s (identity for rows >= te): vector path for full chunks
 // of the contiguous layout (row stride 1), else tp_load_raw.
 template <int Q, bool INTER, class T>
@@ -129,6 +150,18 @@ __device__ __forceinline__ void tp_dev_load(const tp_sys<T> &S, long long s, lon
   if (!INTER && g0 + Q <= te) {
     const long long o = s * S.ss + g0;
     tp_ld<true>(S.dl + o, a); tp_ld<true>(S.d + o, b); tp_ld<true>(S.du + o, c); tp_ld<false>(S.b + o, r);
+  } else if (INTER) {
+    // rows of the interleaved layout: a warp reads 32-byte pieces of many 128-byte lines whose
+    // other pieces belong to the neighbouring blocks' systems; the L2::128B hint makes an L2
+    // miss fetch the whole line, so those blocks find their pieces in L2
+    const long long o = s * S.ss + g0 * S.rs;
+#pragma unroll
+    for (int i = 0; i < Q; i++) {
+      if (g0 + i < te) {
+        const long long k = o + i * S.rs;
+        a[i] = tp_ld_l2<true>(S.dl + k); b[i] = tp_ld_l2<true>(S.d + k); c[i] = tp_ld_l2<true>(S.du + k); r[i] = tp_ld_l2<false>(S.b + k);
+      } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+    }
   } else tp_load_raw<Q>(S, s, g0, te, a, b, c, r);
 }
 template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_store(const tp_sys<T> &S, long long s, long long g0, long long te, const T (&x)[Q])
