@@ -354,6 +354,46 @@ __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const 
   tp_chunk_solve<Q>(a, c, r, xf, xl);
 }
 
+template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
+  T        *dl, *d, *du, *b;
+  long long ss, rs;
+};
+
+// The team's chunks (nrow rows from g0 of tile t = rows [ts, te) of system s) -> the tile's
+// (<= 2) interface equations, written by thread j = 0 to O. stride: thread distance of
+// consecutive chunks.
+template <int Q, class T>
+__device__ __forceinline__ void tp_team_reduce(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], int nrow, T *W, int ws, int j,
+                                               int team, long long s, long long t, long long ts, long long te, long long g0, T tol, int stride,
+                                               const tp_out<T> &O)
+{
+  tp_node<T> nd;
+  nd.cnt = tp_chunk_reduce<Q>(tm, a, b, c, r, nrow, tol, g0, 1, nd.e0, nd.e1);
+  // merge tree: at level st, node j (j % 2st == 0) absorbs node j + st. While both lie in
+  // one warp (2*st*stride <= 32 lanes, stride = thread distance of consecutive chunks) node
+  // j + st comes by shuffles; above that its owner stores it just before the barrier (slots
+  // written and read at different levels are disjoint). Same merges in the same order.
+  int st = 1;
+  if ((blockDim.x & 31) == 0)
+    for (; st < team && 2 * st * stride <= 32; st *= 2) {
+      const tp_node<T> o = tp_shfl_down_node(nd, st * stride);
+      if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, o, tol, ts + (long long)(j + st) * Q);
+    }
+  for (; st < team; st *= 2) {
+    if ((j & (2 * st - 1)) == st) tp_put_node(W, ws, team, j, nd);
+    __syncthreads();
+    if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, tp_get_node(W, ws, team, j + st), tol, ts + (long long)(j + st) * Q);
+  }
+  if (j == 0 && tm.active) {
+    for (int k = 0; k < nd.cnt; k++) {
+      const tp_eq<T>  e = k ? nd.e1 : nd.e0;
+      const long long o = s * O.ss + (2 * t + k) * O.rs;
+      tp_check_eq(tm, e, k ? te - 1 : ts);
+      O.dl[o] = e.a; O.d[o] = e.b; O.du[o] = e.c; O.b[o] = e.d;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- kernels
 // SOLVE (and FINISH when S.xr is set): one tile of one system per team.
 template <class T, int Q, bool INTER>
@@ -407,10 +447,10 @@ constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
 };
-__device__ __forceinline__ void tp_tma_load_3d(void *dst, const CUtensorMap *map, int s, unsigned long long *bar)
+__device__ __forceinline__ void tp_tma_load_3d(void *dst, const CUtensorMap *map, int row, int s, unsigned long long *bar)
 {
   asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_u32(dst)),
-               "l"((unsigned long long)map), "r"(0), "r"(0), "r"(s), "r"(smem_u32(bar))
+               "l"((unsigned long long)map), "r"(0), "r"(row), "r"(s), "r"(smem_u32(bar))
                : "memory");
 }
 template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr, long long g0, T (&v)[Q])
@@ -424,59 +464,71 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
     tp_unpack(*reinterpret_cast<const V *>(bp + (off ^ (((off >> 7) & 7) << 4))), v + k * W);
   }
 }
-template <class T, int Q>
+template <class T, int Q, bool RED>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
-                                                                 const __grid_constant__ tp_maps M)
+                                                                 const __grid_constant__ tp_maps M, const tp_out<T> O)
 {
   extern __shared__ __align__(1024) unsigned char tp_smem[];
+  constexpr int   R    = 128 / (int)sizeof(T);  // rows per 128-byte tensor row
   const int       team = P.team, j = (int)threadIdx.x;
-  const long long m = S.m, tile = P.tile, g0 = (long long)j * Q;
+  const long long tile = P.tile, items = S.nbatch * P.ntiles;
   unsigned char  *base  = tp_smem + ((1024 - (smem_u32(tp_smem) & 1023)) & 1023);
   T *const        buf   = reinterpret_cast<T *>(base);
   T *const        W     = buf + 4 * tile;
   unsigned char  *stage = reinterpret_cast<unsigned char *>(W + 9 * team);
   auto *const     bar   = reinterpret_cast<unsigned long long *>(stage + (team / 32) * tp_stage_bytes<T>());
-  auto            issue = [&](long long s) {  // thread 0
-    mbar_expect(bar, 4u * (unsigned)(m * (long long)sizeof(T)));
+  // item -> (system, tile); FINISH walks the tiles of a system backwards (L2 reuse, as tp_solve_kernel)
+  auto where = [&](long long it, long long &s, long long &t) {
+    s = it / P.ntiles;
+    t = it % P.ntiles;
+    if (S.xr) t = P.ntiles - 1 - t;
+  };
+  auto issue = [&](long long it) {  // thread 0; a box is a whole tile (rows past m arrive as 0)
+    long long s, t;
+    where(it, s, t);
+    mbar_expect(bar, 4u * (unsigned)(tile * (long long)sizeof(T)));
 #pragma unroll
-    for (int k = 0; k < 4; k++) tp_tma_load_3d(buf + k * tile, &M.m[k], (int)s, bar);
+    for (int k = 0; k < 4; k++) tp_tma_load_3d(buf + k * tile, &M.m[k], (int)(t * tile / R), (int)s, bar);
   };
   if (j == 0) {
     mbar_init(bar);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    if (blockIdx.x < S.nbatch) issue(blockIdx.x);
+    if (blockIdx.x < items) issue(blockIdx.x);
   }
   __syncthreads();
   unsigned phase = 0;
-  for (long long s = blockIdx.x; s < S.nbatch; s += gridDim.x, phase ^= 1) {
-    tp_dev_team tm{rep, s, S.rscale, true};
-    T           a[Q], b[Q], c[Q], r[Q];
+  for (long long it = blockIdx.x; it < items; it += gridDim.x, phase ^= 1) {
+    long long s, t;
+    where(it, s, t);
+    const long long ts = t * tile, te = ts + tile < S.m ? ts + tile : S.m, g0 = ts + (long long)j * Q;
+    tp_dev_team     tm{rep, s, S.rscale, true};
+    T               a[Q], b[Q], c[Q], r[Q];
     mbar_wait(bar, phase);
-    if (g0 < m) {  // m is a multiple of the 128-byte row, so a chunk is whole or past the end
-      tp_ld_swz<Q>(buf, g0, a); tp_ld_swz<Q>(buf + tile, g0, b); tp_ld_swz<Q>(buf + 2 * tile, g0, c); tp_ld_swz<Q>(buf + 3 * tile, g0, r);
+    if (g0 < te) {  // m is a multiple of the 128-byte row, so a chunk is whole or past the end
+      const long long l = g0 - ts;
+      tp_ld_swz<Q>(buf, l, a); tp_ld_swz<Q>(buf + tile, l, b); tp_ld_swz<Q>(buf + 2 * tile, l, c); tp_ld_swz<Q>(buf + 3 * tile, l, r);
     } else {
 #pragma unroll
       for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
     }
-    __syncthreads();  // the buffer is free (generic reads done): fetch the next system now
-    if (j == 0 && s + gridDim.x < S.nbatch) {
+    __syncthreads();  // the buffer is free (generic reads done): fetch the next item now
+    if (j == 0 && it + gridDim.x < items) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      issue(s + gridDim.x);
+      issue(it + gridDim.x);
     }
-    tp_fix_chunk<Q>(tm, S, s, 0, 0, m, g0, a, b, c, r);
-    tp_team_solve<Q>(tm, a, b, c, r, W, 1, j, team, 0, g0, tol, false);
-    if (g0 < m) tp_check_x<Q>(tm, r, g0, m);
-    long long  o0 = 0;
-    const bool co = tp_warp_contig<Q>(g0 + Q <= m, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
-    if (co) tp_warp_store<Q>(S.x, o0, stage, r);
-    else if (g0 < m) tp_dev_store<Q, false>(S, s, g0, m, r);
+    if (g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
+    if constexpr (RED) {
+      tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? Q : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);
+    } else {
+      tp_team_solve<Q>(tm, a, b, c, r, W, 1, j, team, ts, g0, tol, false);
+      if (g0 < te) tp_check_x<Q>(tm, r, g0, te);
+      long long  o0 = 0;
+      const bool co = tp_warp_contig<Q>(g0 + Q <= te, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
+      if (co) tp_warp_store<Q>(S.x, o0, stage, r);
+      else if (g0 < te) tp_dev_store<Q, false>(S, s, g0, te, r);
+    }
   }
 }
-
-template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
-  T        *dl, *d, *du, *b;
-  long long ss, rs;
-};
 
 // REDUCE: one tile of one system per team -> the tile's (<= 2) interface equations.
 template <class T, int Q, bool INTER>
@@ -507,31 +559,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
 #pragma unroll
     for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
   }
-  tp_node<T> nd;
-  nd.cnt = tp_chunk_reduce<Q>(tm, a, b, c, r, nrow, tol, g0, 1, nd.e0, nd.e1);
-  // merge tree: at level st, node j (j % 2st == 0) absorbs node j + st. While both lie in
-  // one warp (2*st*stride <= 32 lanes, stride = thread distance of consecutive chunks) node
-  // j + st comes by shuffles; above that its owner stores it just before the barrier (slots
-  // written and read at different levels are disjoint). Same merges in the same order.
-  int st = 1;
-  if ((blockDim.x & 31) == 0)
-    for (const int stride = INTER ? P.spb : 1; st < team && 2 * st * stride <= 32; st *= 2) {
-      const tp_node<T> o = tp_shfl_down_node(nd, st * stride);
-      if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, o, tol, ts + (long long)(j + st) * Q);
-    }
-  for (; st < team; st *= 2) {
-    if ((j & (2 * st - 1)) == st) tp_put_node(W, ws, team, j, nd);
-    __syncthreads();
-    if ((j & (2 * st - 1)) == 0 && j + st < team) nd = tp_merge(tm, nd, tp_get_node(W, ws, team, j + st), tol, ts + (long long)(j + st) * Q);
-  }
-  if (j == 0 && tm.active) {
-    for (int k = 0; k < nd.cnt; k++) {
-      const tp_eq<T>  e = k ? nd.e1 : nd.e0;
-      const long long o = s * O.ss + (2 * t + k) * O.rs;
-      tp_check_eq(tm, e, k ? te - 1 : ts);
-      O.dl[o] = e.a; O.d[o] = e.b; O.du[o] = e.c; O.b[o] = e.d;
-    }
-  }
+  tp_team_reduce<Q>(tm, a, b, c, r, nrow, W, ws, j, team, s, t, ts, te, g0, tol, INTER ? P.spb : 1, O);
 }
 
 // x[0] -= dl[0]*xp, x[n-1] -= du[n-1]*xn (sg_tri_block_solve with a non-TPCR algorithm)
@@ -571,10 +599,10 @@ template <class T> struct tp_cuda_ex {
     raised = ok();
     return raised;
   }
-  // STREAM applies: a plain batch (no FINISH) of double contiguous single-tile systems of
-  // >= TP_STREAM_MIN_TEAM chunks, rows a multiple of 128 bytes (at most 256 of them: one
-  // tensor box), 16-byte aligned arrays and system stride, shared memory enough; and the
-  // tensor maps encode. Measured on an H100, % of copy bandwidth (bench/tri/README.md):
+  // STREAM applies (SOLVE, FINISH and REDUCE): double contiguous systems, tiles of
+  // >= TP_STREAM_MIN_TEAM chunks (one team per block), rows a multiple of 128 bytes, 16-byte
+  // aligned arrays and system stride, shared memory enough; and the tensor maps encode.
+  // Measured on an H100, % of copy bandwidth (bench/tri/README.md):
   //   double m = 256 / 512 / 1024 / 2048 / 4096: STREAM 89.5 / 90.3 / 90.5 / 90.7 / 85.5,
   //     tp_solve_kernel 94.9 / 90.5 / 85.8 / 76.9 / 63.7;
   //   float m = 512 / 1024 / 2048 / 4096 (launch bounds 256, no spills): STREAM 74.9 / 75.1 /
@@ -582,21 +610,23 @@ template <class T> struct tp_cuda_ex {
   //     16-row chunks are compute-bound, not waiting on memory), so it keeps tp_solve_kernel.
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
-    if (sizeof(T) != 8 || S.inter || S.xr || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch > INT_MAX) return 0;
+    if (sizeof(T) != 8 || S.inter || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
-    if ((al & 15) || rb % 128 || rb / 128 > 256) return 0;
+    if ((al & 15) || rb % 128 || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
     const size_t smem = 1024 + (size_t)4 * p.tile * sizeof(T) + (size_t)9 * p.team * sizeof(T) + (size_t)(p.team / 32) * tp_stage_bytes<T>() + 16;
     return smem <= (size_t)sg_cuda_smem_optin() ? smem : 0;
   }
-  bool stream_maps(const tp_sys<T> &S, tp_maps &M) const
+  // arrays as [system][row / R][R] (R = 128 bytes of rows), a box = one tile (rows past m
+  // are zero-filled by the copy engine and never used)
+  bool stream_maps(const tp_sys<T> &S, const tp_plan &p, tp_maps &M) const
   {
     PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
     if (!encode) return false;
     constexpr cuuint32_t R = 128 / sizeof(T);
     const cuuint64_t     dims[3] = {R, (cuuint64_t)(S.m / R), (cuuint64_t)S.nbatch}, strides[2] = {128, (cuuint64_t)S.ss * sizeof(T)};
-    const cuuint32_t     box[3] = {R, (cuuint32_t)(S.m / R), 1}, estr[3] = {1, 1, 1};
+    const cuuint32_t     box[3] = {R, (cuuint32_t)(p.tile / R), 1}, estr[3] = {1, 1, 1};
     const T             *arr[4] = {S.dl, S.d, S.du, S.b};
     memset(&M, 0, sizeof M);
     for (int k = 0; k < 4; k++)
@@ -606,32 +636,33 @@ template <class T> struct tp_cuda_ex {
         return false;
     return true;
   }
-  void stream(const tp_sys<T> &S, const tp_plan &p, T tol, size_t smem, const tp_maps &M)
+  template <bool RED> bool stream(const tp_sys<T> &S, const tp_plan &p, T tol, const tp_out<T> &O)
   {
+    const size_t smem = stream_smem(S, p);
+    tp_maps      M;
+    if (!smem || !stream_maps(S, p, M)) return false;
     static bool raised = false;
     if (!raised) {
-      st = sg_cuda_check(cudaFuncSetAttribute(tp_stream_kernel<T, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()), rep,
+      st = sg_cuda_check(cudaFuncSetAttribute(tp_stream_kernel<T, Q, RED>, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()), rep,
                          "raising the tpcr stream shared memory limit");
-      if (!ok()) return;
+      if (!ok()) return true;
       raised = true;
     }
     int per_sm = 0;
-    st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tp_stream_kernel<T, Q>, p.team, smem), rep, "tpcr stream occupancy");
-    if (!ok()) return;
-    const long long most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
-    const unsigned  grid = (unsigned)(S.nbatch < most ? S.nbatch : most);
-    tp_stream_kernel<T, Q><<<grid, p.team, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx), M);
+    st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tp_stream_kernel<T, Q, RED>, p.team, smem), rep, "tpcr stream occupancy");
+    if (!ok()) return true;
+    const long long items = S.nbatch * p.ntiles, most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
+    const unsigned  grid  = (unsigned)(items < most ? items : most);
+    tp_stream_kernel<T, Q, RED><<<grid, p.team, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx), M, O);
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr stream kernel");
+    return true;
   }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     unsigned grid; int block; size_t smem;
     if (!ok()) return;
     if constexpr (sizeof(T) == 8)
-      if (const size_t ss = stream_smem(S, p)) {
-        tp_maps M;
-        if (stream_maps(S, M)) return stream(S, p, tol, ss, M);
-      }
+      if (stream<false>(S, p, tol, tp_out<T>{})) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
       if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
@@ -642,14 +673,18 @@ template <class T> struct tp_cuda_ex {
   void reduce(const tp_sys<T> &S, const tp_plan &p, T tol, T *rdl, T *rd, T *rdu, T *rb, long long rss, long long rrs)
   {
     unsigned grid; int block; size_t smem;
-    if (!ok() || !geometry(p, S.inter, grid, block, smem)) return;
+    if (!ok()) return;
     const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
+    if constexpr (sizeof(T) == 8)
+      if (stream<true>(S, p, tol, O)) return;
+    if (!geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
       if (smem_limit<tp_reduce_kernel<T, Q, true>>(smem)) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
     } else if (smem_limit<tp_reduce_kernel<T, Q, false>>(smem)) tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
     if (!ok()) return;
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
   }
+
 };
 
 template <class T> T *tp_workspace(sg_ctx *ctx, long long words, sg_report *rep, sg_status &st)

@@ -55,6 +55,13 @@ template <class T> static void sweep(bool quick)
             if (pad == 16) run_batch(B, alg, true, "random");
           }
         }
+  // ... and its multi-level use (REDUCE and FINISH tiles of 512 rows): one long system with
+  // 128-byte rows, and one without
+  if (!quick)
+    for (long long m : {262160ll, 262161ll}) {
+      Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, 1, m, 0, seed++);
+      run_batch(B, SG_TRI_TPCR, false, "random");
+    }
 }
 
 // Breakdown and argument errors, on the host and (with --cuda) the device.
