@@ -465,7 +465,7 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
   }
 }
 template <class T, int Q, bool RED>
-__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
+__global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                  const __grid_constant__ tp_maps M, const tp_out<T> O)
 {
   extern __shared__ __align__(1024) unsigned char tp_smem[];
@@ -605,12 +605,14 @@ template <class T> struct tp_cuda_ex {
   // Measured on an H100, % of copy bandwidth (bench/tri/README.md):
   //   double m = 256 / 512 / 1024 / 2048 / 4096: STREAM 89.5 / 90.3 / 90.5 / 90.7 / 85.5,
   //     tp_solve_kernel 94.9 / 90.5 / 85.8 / 76.9 / 63.7;
-  //   float m = 512 / 1024 / 2048 / 4096 (launch bounds 256, no spills): STREAM 74.9 / 75.1 /
-  //     67.7 / 63.6, tp_solve_kernel 77.4 / 75.7 / 74.0 / 66.4 - float is not helped (its
-  //     16-row chunks are compute-bound, not waiting on memory), so it keeps tp_solve_kernel.
+  //   float batches m = 512 / 1024 / 2048 / 4096 (launch bounds 256): STREAM 74.9 / 75.1 /
+  //     67.7 / 63.6, tp_solve_kernel 77.4 / 75.7 / 74.0 / 66.4 - not helped (its 16-row chunks
+  //     are compute-bound, not waiting on memory), so they keep tp_solve_kernel; float single
+  //     systems (tiles of 4096 rows, REDUCE + FINISH) are: 36.2 -> 43.8 % at 2^26.
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
-    if (sizeof(T) != 8 || S.inter || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
+    if (S.inter || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
+    if (sizeof(T) == 4 && (p.ntiles == 1 || p.team > TP_BLOCK)) return 0;  // float: tiles of long systems only
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
@@ -661,8 +663,7 @@ template <class T> struct tp_cuda_ex {
   {
     unsigned grid; int block; size_t smem;
     if (!ok()) return;
-    if constexpr (sizeof(T) == 8)
-      if (stream<false>(S, p, tol, tp_out<T>{})) return;
+    if (stream<false>(S, p, tol, tp_out<T>{})) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
       if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
@@ -675,8 +676,7 @@ template <class T> struct tp_cuda_ex {
     unsigned grid; int block; size_t smem;
     if (!ok()) return;
     const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
-    if constexpr (sizeof(T) == 8)
-      if (stream<true>(S, p, tol, O)) return;
+    if (stream<true>(S, p, tol, O)) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
       if (smem_limit<tp_reduce_kernel<T, Q, true>>(smem)) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
