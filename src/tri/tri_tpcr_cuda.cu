@@ -28,6 +28,13 @@
 //   9 words per unknown plus ~0.4%, i.e. 5/9 = 56% of copy bandwidth at best, more when
 //   pass 2 finds tiles in L2: it walks the tiles in reverse order, so the ~50 MB that
 //   pass 1 read last are read first (m = 2^21 double is 64 MB of input).
+// Blocks and kernels (measured on an H100, bench/tri/README.md): contiguous single-tile
+//   batches run one warp (teams < 32 chunks, warp barriers only) or one team per block, so
+//   blocks run decoupled; interleaved ones 256 threads (512 from 512 rows: longer runs of
+//   consecutive systems per row), with an L2::128B line-fetch hint on the row loads. Double
+//   teams of >= 64 chunks (float: >= 128) and the tiles of long systems use tp_stream_kernel:
+//   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
+//   swizzle: conflict-free chunk reads) while the previous tile is solved.
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
 //   absorbs the e1 of its left neighbour and its own e1), PCR on the chunks' first
 //   unknowns (1 equation per thread, log2(team) steps: 8 for team 256), then x_last from
@@ -605,14 +612,16 @@ template <class T> struct tp_cuda_ex {
   // Measured on an H100, % of copy bandwidth (bench/tri/README.md):
   //   double m = 256 / 512 / 1024 / 2048 / 4096: STREAM 89.5 / 90.3 / 90.5 / 90.7 / 85.5,
   //     tp_solve_kernel 94.9 / 90.5 / 85.8 / 76.9 / 63.7;
-  //   float batches m = 512 / 1024 / 2048 / 4096 (launch bounds 256): STREAM 74.9 / 75.1 /
-  //     67.7 / 63.6, tp_solve_kernel 77.4 / 75.7 / 74.0 / 66.4 - not helped (its 16-row chunks
-  //     are compute-bound, not waiting on memory), so they keep tp_solve_kernel; float single
-  //     systems (tiles of 4096 rows, REDUCE + FINISH) are: 36.2 -> 43.8 % at 2^26.
+  //   float (kernel launch bounds 256: teams of <= 256 chunks) with the correctly rounded
+  //     reciprocal: batches m = 512 / 1024 / 2048 / 4096: STREAM 74.9 / 75.1 / 67.7 / 63.6,
+  //     tp_solve_kernel 77.4 / 75.7 / 74.0 / 66.4 (compute-bound: the division chain); with
+  //     the hardware reciprocal (tp_inv) m = 2048 / 4096: STREAM 83.1 / 84.6, tp_solve_kernel
+  //     80.8 / 74.7, so float streams teams of >= 128 chunks (m >= 2048), and the tiles of long
+  //     systems (REDUCE + FINISH; 2^26: 36.2 -> 43.8 % before the reciprocal change, 48.5 after).
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
     if (S.inter || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
-    if (sizeof(T) == 4 && (p.ntiles == 1 || p.team > TP_BLOCK)) return 0;  // float: tiles of long systems only
+    if (sizeof(T) == 4 && ((p.ntiles == 1 && p.team < 128) || p.team > TP_BLOCK)) return 0;  // float: see above
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
