@@ -1,6 +1,7 @@
 // Host twin of TPCR and of the partitioned ("block") primitives: the tiles, chunks, PCR
 // steps and merge tree of tri_partition.hpp executed sequentially, in the order and with
-// the arithmetic of the CUDA kernels (tri_tpcr_cuda.cu), so it is their reference.
+// the arithmetic of the CUDA kernels (tri_tpcr_cuda.cu), so it is their reference (float
+// differs by a few ulp: the GPU takes the hardware reciprocal there, see tp_inv).
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
 #include <new>
