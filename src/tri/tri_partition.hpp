@@ -116,11 +116,10 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
   const long long chunks = (m + Q - 1) / Q;
   if (chunks * spb0 <= TP_BLOCK_MAX) {  // one tile per system
     p.team   = sg_next_pow2(chunks);
-    // contiguous: one warp (teams of < 32 chunks) or one team per block; interleaved: as many
-    // systems as fit, so that a block's rows are long runs of consecutive systems
-    // interleaved systems of >= 512 rows: TP_BLOCK_MAX threads (measured on an H100, fp64
-    // m = 512: 67 % of copy with 8 systems per block (64-byte runs), 58 % with 4; smaller m
-    // lose 2-8 points with the bigger blocks)
+    // contiguous: one warp (teams of < 32 chunks) or one team per block; interleaved: TP_BLOCK
+    // threads, TP_BLOCK_MAX from 512 rows so that a block's rows are longer runs of consecutive
+    // systems (measured on an H100, fp64 m = 512: 67 % of copy with 8 systems per block, i.e.
+    // 64-byte runs, 58 % with 4; smaller m lose 2-8 points with the bigger blocks)
     const int blk = layout == SG_TRI_INTERLEAVED ? ((long long)p.team * Q >= 512 ? TP_BLOCK_MAX : TP_BLOCK) : TP_BLOCK_CONTIG;
     const int fill = blk / p.team > 1 ? (blk / p.team < nbp ? blk / p.team : nbp) : 1;
     p.spb    = fill > spb0 ? fill : spb0;

@@ -693,7 +693,6 @@ template <class T> struct tp_cuda_ex {
     if (!ok()) return;
     st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
   }
-
 };
 
 template <class T> T *tp_workspace(sg_ctx *ctx, long long words, sg_report *rep, sg_status &st)
