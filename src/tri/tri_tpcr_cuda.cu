@@ -66,6 +66,7 @@
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <cstdint>
 
@@ -537,6 +538,77 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
   }
 }
 
+// STREAM, interleaved layout (single-tile systems, SOLVE): persistent blocks walk the groups
+// of spb consecutive systems; a group's four arrays (rows x spb systems) arrive in shared memory
+// by cp.async copies of PB bytes (16 when aligned: 2 double / 4 float systems of one row), all
+// of them in flight at once, and the next group's copies are issued as soon as every thread
+// holds its chunk, so they stream in while this group is solved and its x stored.
+// (tp_solve_kernel with 512-thread blocks runs 1 block per SM, register-bound: its loads and its
+// compute phases alternate and the memory idles during the latter.)
+// Shared layout per array: chunk-major [j][i][sl] with one padding row per chunk
+// (stride (Q+1)*spb), so that the spb x (32/spb) lanes of a warp reading row i of their chunks
+// hit all banks evenly; a 16-byte piece (consecutive systems of one row) lands contiguously.
+template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const void *src, int srcbytes)
+{
+  if constexpr (PB == 16)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(srcbytes) : "memory");
+  else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
+}
+template <class T, int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
+template <class T, int Q, int PB>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
+{
+  extern __shared__ __align__(16) unsigned char tp_smem[];
+  constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
+  const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
+  const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
+  const int       aw   = (int)tp_ilv_words<T, Q>(P);
+  T *const        buf  = reinterpret_cast<T *>(tp_smem);
+  T *const        W    = buf + 4 * aw + sl;
+  const int       pr   = spb / E;  // pieces per row
+  const int       np   = (int)S.m * pr;  // pieces per array of a group (one tile: rows [0, m))
+  auto issue = [&](long long g) {  // every thread: its pieces of group g
+    const long long s0 = g * spb;
+#pragma unroll 1
+    for (int p = (int)threadIdx.x; p < np; p += nthr) {
+      const int       row = p / pr, pc = p - row * pr;
+      const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
+      const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
+      const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
+      const long long src = sb ? sy + row * S.rs : 0;
+      tp_cp_async<PB>(buf + dst, S.dl + src, sb);
+      tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
+      tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
+      tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+  const long long groups = P.groups;
+  if (blockIdx.x < groups) issue(blockIdx.x);
+  for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
+    const long long s  = g * spb + sl, g0 = (long long)j * Q, te = S.m;
+    tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
+    T               a[Q], b[Q], c[Q], r[Q];
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+    const int o = j * (Q + 1) * spb + sl;
+#pragma unroll
+    for (int i = 0; i < Q; i++) {
+      if (tm.active && g0 + i < te) {
+        a[i] = buf[o + i * spb]; b[i] = buf[aw + o + i * spb]; c[i] = buf[2 * aw + o + i * spb]; r[i] = buf[3 * aw + o + i * spb];
+      } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+    }
+    __syncthreads();  // the buffer is free: fetch the next group now
+    if (g + gridDim.x < groups) issue(g + gridDim.x);
+    if (tm.active) tp_fix_chunk<Q>(tm, S, s, 0, 0, te, g0, a, b, c, r);
+    tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, false);
+    if (tm.active && g0 < te) {
+      tp_check_x<Q>(tm, r, g0, te);
+      tp_dev_store<Q, true>(S, s, g0, te, r);
+    }
+  }
+}
+
 // REDUCE: one tile of one system per team -> the tile's (<= 2) interface equations.
 template <class T, int Q, bool INTER>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T> S, const tp_plan P, const T tol, const tp_out<T> O,
@@ -647,32 +719,60 @@ template <class T> struct tp_cuda_ex {
         return false;
     return true;
   }
+  // A streaming kernel with persistent blocks: as many as fit at once, at most `items`.
+  template <auto Kern, class... A> void launch_persistent(long long items, int block, size_t smem, const char *what, const A &...args)
+  {
+    static bool raised = false;  // per kernel instantiation
+    if (!raised) {
+      st = sg_cuda_check(cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()), rep,
+                         "raising the tpcr stream shared memory limit");
+      if (!ok()) return;
+      raised = true;
+    }
+    int per_sm = 0;
+    st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kern, block, smem), rep, "tpcr stream occupancy");
+    if (!ok()) return;
+    const long long most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
+    Kern<<<(unsigned)(items < most ? items : most), block, smem, sg_stream(ctx)>>>(args...);
+    st = sg_cuda_check(cudaGetLastError(), rep, what);
+  }
   template <bool RED> bool stream(const tp_sys<T> &S, const tp_plan &p, T tol, const tp_out<T> &O)
   {
     const size_t smem = stream_smem(S, p);
     tp_maps      M;
     if (!smem || !stream_maps(S, p, M)) return false;
-    static bool raised = false;
-    if (!raised) {
-      st = sg_cuda_check(cudaFuncSetAttribute(tp_stream_kernel<T, Q, RED>, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()), rep,
-                         "raising the tpcr stream shared memory limit");
-      if (!ok()) return true;
-      raised = true;
-    }
-    int per_sm = 0;
-    st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tp_stream_kernel<T, Q, RED>, p.team, smem), rep, "tpcr stream occupancy");
-    if (!ok()) return true;
-    const long long items = S.nbatch * p.ntiles, most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
-    const unsigned  grid  = (unsigned)(items < most ? items : most);
-    tp_stream_kernel<T, Q, RED><<<grid, p.team, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx), M, O);
-    st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr stream kernel");
+    launch_persistent<tp_stream_kernel<T, Q, RED>>(S.nbatch * p.ntiles, p.team, smem, "launching the tpcr stream kernel", S, p, tol, sg_dreport(ctx), M,
+                                                   O);
     return true;
+  }
+  // Interleaved STREAM (tp_stream_ilv_kernel) applies to single-tile SOLVE plans of double
+  // systems with teams of >= TP_STREAM_MIN_TEAM chunks and rows of >= 32 bytes per block (spb >= 4:
+  // m = 512 and 1024), when the shared memory fits. Measured on an H100 (fp64 interleaved, % of
+  // copy, bench/tri/README.md): m = 512 / 1024: 82.7 / 66.7 against 68.9 / 49.3 with
+  // tp_solve_kernel; m = 256 (teams of 32: 2 blocks of 256 per SM already overlap) 80.1 against
+  // 86.1; m = 2048 (spb = 2, 16-byte rows) 40.5 against 41.8. float: the kernel spills (124 bytes
+  // at 128 registers) and ran slower than tp_solve_kernel (m = 1024: 52.5 against 56.4).
+  bool stream_ilv(const tp_sys<T> &S, const tp_plan &p, T tol)
+  {
+    if constexpr (sizeof(T) != 8) return false;
+    else {
+    if (!S.inter || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
+    const size_t smem = (size_t)(4 * tp_ilv_words<T, Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
+    if (smem > (size_t)sg_cuda_smem_optin()) return false;
+    const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+    const char *what = "launching the tpcr interleaved stream kernel";
+    if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+    else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+    return true;
+    }
   }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     unsigned grid; int block; size_t smem;
     if (!ok()) return;
     if (stream<false>(S, p, tol, tp_out<T>{})) return;
+    if (stream_ilv(S, p, tol)) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
     if (S.inter) {
       if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));

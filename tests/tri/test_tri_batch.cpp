@@ -55,6 +55,21 @@ template <class T> static void sweep(bool quick)
             if (pad == 16) run_batch(B, alg, true, "random");
           }
         }
+  // The CUDA interleaved streaming kernel (double, one tile of >= 64 chunks, >= 4 systems per
+  // block: m = 512, 1024; cp.async pieces of 16 bytes when aligned, else 8), and the single tiles
+  // of 16-byte rows (m = 2048 double, 4096 float): partial last groups (nb = 3, 61), ld > nbatch
+  // aligned (+2: 16-byte pieces) and not (+1: 8-byte pieces), and in place (--quick: a subset,
+  // so that the sanitizer runs cover the kernel).
+  for (long long m : {512ll, 1024ll, 2048ll, 4096ll})
+    for (long long nb : {3ll, 61ll})
+      for (long long pad : {0ll, 2ll, 1ll}) {
+        if (quick && (m > 1024 || nb == 3 || pad == 0)) continue;
+        Batch<T> B = make_batch<T>(SG_TRI_INTERLEAVED, m, nb, nb + pad, 0, seed++);
+        for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) {
+          run_batch(B, alg, false, "random");
+          if (pad == 2) run_batch(B, alg, true, "random");
+        }
+      }
   // ... and its multi-level use (REDUCE and FINISH tiles of 512 rows): one long system with
   // 128-byte rows, and one without
   if (!quick)
@@ -69,9 +84,9 @@ template <class T> static void bad_inputs()
 {
   const char *pn = pname<T>();
   for (int lay = 0; lay < 2; lay++)
-    for (long long mb : {37ll, 1024ll})  // 1024 contiguous double: the CUDA streaming kernel
+    for (long long mb : {37ll, 1024ll})  // 1024 double: the CUDA streaming kernels (both layouts)
     for (sg_tri_alg alg : kAlgs) {
-      if (mb == 1024 && (lay == 1 || (alg != SG_TRI_TPCR && alg != SG_TRI_AUTO))) continue;
+      if (mb == 1024 && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
       for (int what = 0; what < 2; what++) {
         Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : 9, 0, 777);
         if (what == 0) {  // zero row 11 of system 5: singular
