@@ -38,7 +38,8 @@
 //   TP_END_ZERO   dl[0], du[m-1] ignored (batch convention)
 //   TP_END_KNOWN  b[0] -= dl[0]*xprev, b[m-1] -= du[m-1]*xnext (sg_tri_block_solve)
 //   TP_END_KEEP   the couplings stay in the reduced equations (sg_tri_block_reduce)
-// Breakdown: every division goes through tp_inv (sg_bad_pivot) and reports through the
+// Breakdown: every division goes through tp_inv (sg_bad_pivot; tp_merge also checks the pivots
+// it does not divide by, tp_check_pivot) and reports through the
 // Team's fail(class, row, value); inputs and results are checked for Inf/NaN.
 #pragma once
 #include "tri/tri_team.hpp"
@@ -168,9 +169,13 @@ template <class T> long long tp_reduce_work(long long n)
 // only for a finite equation: a non-finite one is the consequence of a failure reported
 // already (input check, an earlier pivot) or of an overflow (reported by the result check),
 // so the row that caused the breakdown is the one reported.
-template <class Team, class T> SG_HD T tp_inv(Team &t, T a, T b, T c, T tol, long long row)
+template <class Team, class T> SG_HD void tp_check_pivot(Team &t, T a, T b, T c, T tol, long long row)
 {
   if (sg_bad_pivot(a, b, c, tol) && tri_finite(a) && tri_finite(b) && tri_finite(c)) t.fail(SG_FAIL_PIVOT, row, (double)b);
+}
+template <class Team, class T> SG_HD T tp_inv(Team &t, T a, T b, T c, T tol, long long row)
+{
+  tp_check_pivot(t, a, b, c, tol, row);
 #if defined(__CUDA_ARCH__)
   // float on the GPU: the hardware reciprocal (rcp.approx.f32: <= 1 ulp, full range, subnormals
   // kept) instead of the correctly rounded one. The float kernels are bound by this dependency
@@ -313,6 +318,25 @@ template <class T, class Team> SG_HD tp_node<T> tp_merge(Team &tm, const tp_node
 {
   if (B.cnt == 0) return A;
   if (A.cnt == 0) return B;
+  if (A.cnt == 2 && B.cnt == 2) {
+    // The common case, in closed form: A.e1 and B.e0 give (x_last of A, x_first of B) in terms of
+    // (x_first of A, x_last of B) through their 2x2 block [[e1.b, e1.c], [f0.a, f0.b]], which is
+    // substituted into A.e0 and B.e1. One division (1/det) instead of the three dependent ones of
+    // the 4-row chunk reduction: the merge tree is the critical path of a REDUCE tile. Same
+    // breakdown checks: rows 1, 2, 3 of that reduction have the pivots e1.b, det/e1.b (scaled
+    // here by e1.b) and the new e1.b.
+    const tp_eq<T> &e0 = A.e0, &e1 = A.e1, &f0 = B.e0, &f1 = B.e1;
+    tp_check_pivot(tm, e1.a, e1.b, e1.c, tol, row);
+    const T    det = e1.b * f0.b - e1.c * f0.a;
+    const T    g   = tp_inv(tm, e1.b * f0.a, det, e1.b * f0.c, tol, row);
+    const T    ce  = e0.c * g, pf = f1.a * g;
+    tp_node<T> o;
+    o.cnt = 2;
+    o.e0  = {e0.a, e0.b - ce * f0.b * e1.a, ce * e1.c * f0.c, e0.d - ce * (f0.b * e1.d - e1.c * f0.d)};
+    o.e1  = {pf * f0.a * e1.a, f1.b - pf * e1.b * f0.c, f1.c, f1.d - pf * (e1.b * f0.d - f0.a * e1.d)};
+    tp_check_pivot(tm, f1.a, o.e1.b, f1.c, tol, row);
+    return o;
+  }
   const bool two = A.cnt == 2;
   const tp_eq<T> q0 = A.e0, q1 = two ? A.e1 : B.e0, q2 = two ? B.e0 : B.e1, q3 = B.e1;
   T a[4] = {q0.a, q1.a, q2.a, q3.a}, b[4] = {q0.b, q1.b, q2.b, q3.b}, c[4] = {q0.c, q1.c, q2.c, q3.c}, r[4] = {q0.d, q1.d, q2.d, q3.d};
