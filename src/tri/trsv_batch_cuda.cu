@@ -2,8 +2,10 @@
 // independent systems of n <= 512, uniform or variable orders, in one launch). Every variant
 // is a forward substitution with the effective lower matrix M of trsv_cuda.cuh (View).
 //
-// Two kernels, chosen by the bound B->n (the largest order of the batch):
-//  - n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
+// Three kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
+//  - one right-hand side and n <= STREAM_MAX_N (64): a warp per system with no shared memory,
+//    the matrix streamed into registers (trsv_batch_stream_kernel, below);
+//  - otherwise n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
 //    only G = 32 is launched: the two-systems-per-warp G = 16 variant hung on the H100 at its
 //    first launch and was withdrawn), several warps per CTA, no CTA barrier at all. The segment first issues
 //    cp.async copies of its whole triangle (only the triangle, and the diagonal only for a
@@ -291,6 +293,108 @@ __global__ void __maxnreg__(128) trsv_batch_warp_kernel(const BatchArgs<T> a)
   }
 }
 
+// ---------------------------------------------------------------- warp per system, streamed
+// One right-hand side, n <= 32*NR: a warp per system and no shared memory, so that many warps
+// (systems) share an SM; each lane owns rows r*32 + l (r < NR) as in the segment kernel, but
+// the matrix lines come from global memory straight into registers, PF lines ahead of the step
+// that uses them (the loads do not depend on x). op = N (!TR): line j = column j of M (rows
+// j+1..n-1, contiguous in A), step j broadcasts x_j by one shuffle and every lane updates its
+// rows (the segment kernel's substitution). op = T: line i = row i of M (columns 0..i-1,
+// contiguous in A), step i sums the lanes' products with the x_j they own (a butterfly of 5
+// shuffles) and the owner of row i finishes x_i. Same checks as the segment kernel: the whole
+// diagonal before anything is written (a singular system keeps its B), non-finite results.
+constexpr int SWPC = 4;  // warps (systems) per CTA
+// Used for one right-hand side and n <= STREAM_MAX_N. Measured on an H100 (bench/trsv, % of copy,
+// fp64 LN / UT; speedup over cuBLAS trsmBatched), against the segment kernel (staged triangle):
+// n = 16: 57.7 / 38.7 % (1.67 / 1.59x) vs 0.85 / 1.24x; n = 32: 74.3 / 66.3 % (4.61 / 4.22x) vs
+// 3.6 / 3.9x; n = 64: 69.5 / 66.6 % (2.97 / 2.97x) vs 2.5x. From n = 128 it was much slower
+// (18-21 %, against 29 %): the fully unrolled 128+ steps exceed the instruction cache.
+constexpr int STREAM_MAX_N = 64;
+template <int NR> constexpr int stream_pf() { return NR >= 8 ? 2 : NR >= 4 ? 4 : 8; }  // lines in flight per lane: PF*NR <= 16 values
+template <class T, int NR, bool TR>
+__global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const BatchArgs<T> a)
+{
+  constexpr int   PF = stream_pf<NR>(), NM = 32 * NR;
+  const int       l = threadIdx.x & 31;
+  const long long sys = (long long)blockIdx.x * SWPC + (threadIdx.x >> 5);
+  if (sys >= a.nbatch) return;  // warp-uniform (one system per warp)
+  const int n = a.nv ? a.nv[sys] : a.n, lda = a.ldav ? a.ldav[sys] : a.lda, ldx = a.ldxv ? a.ldxv[sys] : a.ldx;
+  if (n < 0 || n > a.n || (n > 0 && (lda < n || ldx < n))) {
+    if (l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, n, 0.0);
+    return;
+  }
+  if (n == 0) return;
+  const T   *A = a.A[sys];
+  T         *X = a.X[sys];
+  const bool rev = a.rev;
+  auto orig = [&](int i) { return rev ? n - 1 - i : i; };
+  auto at   = [&](int i, int j) -> const T * {  // M(i,j) = op(A)(orig(i), orig(j))
+    const long long ai = orig(i), aj = orig(j);
+    return A + (TR ? aj + ai * lda : ai + aj * lda);
+  };
+  // the line of step q (q < n) into v: op = N rows i > q of column q, op = T columns j < q of row q
+  auto line = [&](int q, T (&v)[NR]) {
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+      const int e = r * 32 + l;
+      v[r]        = q < n && e < n && (TR ? e < q : e > q) ? __ldg(TR ? at(q, e) : at(e, q)) : T(0);
+    }
+  };
+  T ring[PF][NR];
+#pragma unroll
+  for (int p = 0; p < PF; p++) line(p, ring[p]);
+  T    y[NR], inv[NR];
+  bool bad = false;
+#pragma unroll
+  for (int r = 0; r < NR; r++) {
+    const int i = r * 32 + l;
+    y[r]        = i < n ? X[orig(i)] : T(0);
+    T d         = T(1);
+    if (!a.unit && i < n) {
+      d = *at(i, i);
+      if (sg_trsv_bad_diag(d, a.pivtol)) {
+        sg_dev_flag(a.rep, sg_trsv_diag_class(d), sys, orig(i), (double)d);
+        bad = true;
+        d   = T(1);
+      }
+    }
+    inv[r] = rcp(d);
+  }
+  if (__any_sync(FULL, bad)) return;  // the whole diagonal was checked: nothing written
+#pragma unroll
+  for (int q = 0; q < NM; q++) {
+    if (q >= n) break;  // warp-uniform
+    T m[NR];
+#pragma unroll
+    for (int r = 0; r < NR; r++) m[r] = ring[q % PF][r];
+    line(q + PF, ring[q % PF]);
+    const int qb = q / 32, ql = q % 32;
+    if constexpr (!TR) {
+      const T xq = __shfl_sync(FULL, y[qb] * inv[qb], ql);
+      if (l > ql) y[qb] = fma(-m[qb], xq, y[qb]);  // rows q+1.. only: never 0 * (a non-finite x_q)
+#pragma unroll
+      for (int r = qb + 1; r < NR; r++) y[r] = fma(-m[r], xq, y[r]);
+    } else {
+      T v = T(0);
+#pragma unroll
+      for (int r = 0; r < qb; r++) v = fma(m[r], y[r], v);  // y of rows < q holds x; rows >= q (b) are not touched:
+      if (l < ql) v = fma(m[qb], y[qb], v);                   // never 0 * (a non-finite b)
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(FULL, v, o);
+      if (l == ql) y[qb] = (y[qb] - v) * inv[qb];
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < NR; r++) {
+    const int i = r * 32 + l;
+    if (i < n) {
+      const T x = TR ? y[r] : y[r] * inv[r];
+      if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, sys, orig(i), (double)x);
+      X[orig(i)] = x;
+    }
+  }
+}
+
 template <class T> BatchArgs<T> make_args(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol)
 {
   BatchArgs<T> a;
@@ -349,6 +453,16 @@ template <class T, int G, int NR, int K, bool TR> sg_status launch_warp(sg_ctx *
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
 
+template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
+  sg_status          st;
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  const unsigned grid = (unsigned)((B->nbatch + SWPC - 1) / SWPC);
+  if (B->trans == SG_TRANS) trsv_batch_stream_kernel<T, NR, true><<<grid, 32 * SWPC, 0, sg_stream(ctx)>>>(a);
+  else trsv_batch_stream_kernel<T, NR, false><<<grid, 32 * SWPC, 0, sg_stream(ctx)>>>(a);
+  return sg_dev_report_fetch(ctx, rep, fail_batch);
+}
 // segment width G and rows per lane NR by the bound n; K right-hand sides per substitution
 template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
@@ -359,6 +473,7 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
+  if (B->nrhs == 1 && B->n <= STREAM_MAX_N) return B->n <= 32 ? launch_stream<T, 1>(ctx, B, pivtol, rep) : launch_stream<T, 2>(ctx, B, pivtol, rep);
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
   if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
   if (B->n <= 96) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);

@@ -365,11 +365,13 @@ template <class T> static void batch_sweep(bool quick)
           for (int nmax : nvar) run_tb(make_tb<T>(u, t, d, 23, nmax, nrhs, true, rng), "variable (incl. n=0)");
         }
   // one bad system among good ones: zero diagonal in systems 5 (row 11) and 7 (row 2); n = 12:
-  // systems 4 and 5 (6 and 7) share a warp on the GPU, 4 and 6 must still be solved
+  // systems 4 and 5 (6 and 7) share a warp on the GPU, 4 and 6 must still be solved; nrhs = 1:
+  // the GPU's streamed warp kernel (n <= 64), nrhs = 2 the staged one
+  for (int nrhs : {2, 1})
   for (int n : {12, 37})
     for (sg_uplo u : kUplo)
       for (sg_trans t : kTrans) {
-        BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, n, 2, false, rng);
+        BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, n, nrhs, false, rng);
         S.A[S.aoff[5] + 11 + 11 * (size_t)S.lda] = 0;
         S.A[S.aoff[7] + 2 + 2 * (size_t)S.lda]   = 0;
         run_tb(S, "zero diag in systems 5, 7", SG_ERR_ZERO_PIVOT, 5, 11, {5, 7});
@@ -382,8 +384,9 @@ template <class T> static void batch_sweep(bool quick)
     run_tb(S, "Inf diag sys 4, NaN diag sys 6", SG_ERR_NONFINITE, 4, 3, {4, 6});
   }
   // per-system argument errors: that system untouched, the others solved
-  for (int nmax : {14, 30, 200}) {  // (GPU: a warp per system, one row or two per lane; a CTA per system)
-    BatchT<T> S = make_tb<T>(SG_UPPER, SG_TRANS, SG_NONUNIT, 11, nmax, 3, true, rng);
+  for (int nrhs : {3, 1})
+  for (int nmax : {14, 30, 60, 200}) {  // (GPU: a warp per system, one row or two per lane; a CTA per system)
+    BatchT<T> S = make_tb<T>(SG_UPPER, SG_TRANS, SG_NONUNIT, 11, nmax, nrhs, true, rng);
     S.nv[3] = nmax + 1;  // > n: system 3 invalid (its arrays are those of a smaller system)
     S.ldav[8] = S.nv[8] > 0 ? S.nv[8] - 1 : -1;
     run_tb(S, "nv[3] > n, ldav[8] < nv[8]", SG_ERR_ARG, 3, -1, {3, 8});
