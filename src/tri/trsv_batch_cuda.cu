@@ -3,9 +3,9 @@
 // is a forward substitution with the effective lower matrix M of trsv_cuda.cuh (View).
 //
 // Three kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
-//  - one right-hand side and n <= STREAM_MAX_N (64): a warp per system with no shared memory,
+//  - one right-hand side and n <= STREAM_MAX_N (256): a warp per system with no shared memory,
 //    the matrix streamed into registers (trsv_batch_stream_kernel, below);
-//  - otherwise n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
+//  - otherwise, n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
 //    only G = 32 is launched: the two-systems-per-warp G = 16 variant hung on the H100 at its
 //    first launch and was withdrawn), several warps per CTA, no CTA barrier at all. The segment first issues
 //    cp.async copies of its whole triangle (only the triangle, and the diagonal only for a
@@ -304,17 +304,21 @@ __global__ void __maxnreg__(128) trsv_batch_warp_kernel(const BatchArgs<T> a)
 // shuffles) and the owner of row i finishes x_i. Same checks as the segment kernel: the whole
 // diagonal before anything is written (a singular system keeps its B), non-finite results.
 constexpr int SWPC = 4;  // warps (systems) per CTA
-// Used for one right-hand side and n <= STREAM_MAX_N. Measured on an H100 (bench/trsv, % of copy,
-// fp64 LN / UT; speedup over cuBLAS trsmBatched), against the segment kernel (staged triangle):
-// n = 16: 57.7 / 38.7 % (1.67 / 1.59x) vs 0.85 / 1.24x; n = 32: 74.3 / 66.3 % (4.61 / 4.22x) vs
-// 3.6 / 3.9x; n = 64: 69.5 / 66.6 % (2.97 / 2.97x) vs 2.5x. From n = 128 it was much slower
-// (18-21 %, against 29 %): the fully unrolled 128+ steps exceed the instruction cache.
-constexpr int STREAM_MAX_N = 64;
-template <int NR> constexpr int stream_pf() { return NR >= 8 ? 2 : NR >= 4 ? 4 : 8; }  // lines in flight per lane: PF*NR <= 16 values
+// Used for one right-hand side and n <= STREAM_MAX_N. Measured on an H100 (bench/trsv, fp64,
+// % of copy LN / UT, speedup over cuBLAS trsmBatched), against the staged kernels (the segment
+// kernel up to n = 128, the CTA kernel above): n = 16: 52.6 / 38.7 % (1.53 / 1.59x) vs 0.85 /
+// 1.24x; 32: 73.3 / 65.8 % (4.57 / 4.22x) vs 3.6 / 3.9x; 64: 70.4 / 68.6 % (3.01 / 3.07x) vs
+// 2.5x; 128: 73.4 / 66.3 % (2.75 / 2.40x) vs 1.10 / 0.93x; 256: 76.8 / 65.3 % (2.90 / 2.55x) vs
+// 1.74 / 1.80x; 512: 35.6 / 26.0 % (2.38 / 1.73x) vs 2.58 / 2.55x (16 rows per lane: 255
+// registers and spills), so n = 512 stays with the CTA kernel.
+constexpr int STREAM_MAX_N = 256;
+// lines in flight per lane (measured: n = 128 LN 73.4 % with 4, 70.8 % with 8; n = 256 LN 76.8 %
+// with 4, 68.4 % with 2)
+template <int NR> constexpr int stream_pf() { return NR >= 4 ? 4 : 8; }
 template <class T, int NR, bool TR>
 __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const BatchArgs<T> a)
 {
-  constexpr int   PF = stream_pf<NR>(), NM = 32 * NR;
+  constexpr int   PF = stream_pf<NR>();
   const int       l = threadIdx.x & 31;
   const long long sys = (long long)blockIdx.x * SWPC + (threadIdx.x >> 5);
   if (sys >= a.nbatch) return;  // warp-uniform (one system per warp)
@@ -361,27 +365,36 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
     inv[r] = rcp(d);
   }
   if (__any_sync(FULL, bad)) return;  // the whole diagonal was checked: nothing written
+  // steps q = qb*32 + ql + p: qb and p unrolled (register indices), ql a loop (code size: the
+  // fully unrolled 128+ steps overflowed the instruction cache)
 #pragma unroll
-  for (int q = 0; q < NM; q++) {
-    if (q >= n) break;  // warp-uniform
-    T m[NR];
+  for (int qb = 0; qb < NR; qb++) {
+#pragma unroll 1
+    for (int q0 = qb * 32; q0 < qb * 32 + 32 && q0 < n; q0 += PF) {
 #pragma unroll
-    for (int r = 0; r < NR; r++) m[r] = ring[q % PF][r];
-    line(q + PF, ring[q % PF]);
-    const int qb = q / 32, ql = q % 32;
-    if constexpr (!TR) {
-      const T xq = __shfl_sync(FULL, y[qb] * inv[qb], ql);
-      if (l > ql) y[qb] = fma(-m[qb], xq, y[qb]);  // rows q+1.. only: never 0 * (a non-finite x_q)
+      for (int p = 0; p < PF; p++) {
+        const int q = q0 + p, ql = q - qb * 32;  // q % PF == p (PF divides 32)
+        T         m[NR];
 #pragma unroll
-      for (int r = qb + 1; r < NR; r++) y[r] = fma(-m[r], xq, y[r]);
-    } else {
-      T v = T(0);
+        for (int r = 0; r < NR; r++) m[r] = ring[p][r];
+        line(q + PF, ring[p]);
+        if (q < n) {  // warp-uniform
+          if constexpr (!TR) {
+            const T xq = __shfl_sync(FULL, y[qb] * inv[qb], ql);
+            if (l > ql) y[qb] = fma(-m[qb], xq, y[qb]);  // rows q+1.. only: never 0 * (a non-finite x_q)
 #pragma unroll
-      for (int r = 0; r < qb; r++) v = fma(m[r], y[r], v);  // y of rows < q holds x; rows >= q (b) are not touched:
-      if (l < ql) v = fma(m[qb], y[qb], v);                   // never 0 * (a non-finite b)
+            for (int r = qb + 1; r < NR; r++) y[r] = fma(-m[r], xq, y[r]);
+          } else {
+            T v = T(0);
 #pragma unroll
-      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(FULL, v, o);
-      if (l == ql) y[qb] = (y[qb] - v) * inv[qb];
+            for (int r = 0; r < qb; r++) v = fma(m[r], y[r], v);  // y of rows < q holds x; rows >= q (b) are not touched:
+            if (l < ql) v = fma(m[qb], y[qb], v);                  // never 0 * (a non-finite b)
+#pragma unroll
+            for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(FULL, v, o);
+            if (l == ql) y[qb] = (y[qb] - v) * inv[qb];
+          }
+        }
+      }
     }
   }
 #pragma unroll
@@ -473,7 +486,12 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  if (B->nrhs == 1 && B->n <= STREAM_MAX_N) return B->n <= 32 ? launch_stream<T, 1>(ctx, B, pivtol, rep) : launch_stream<T, 2>(ctx, B, pivtol, rep);
+  if (B->nrhs == 1 && B->n <= STREAM_MAX_N) {
+    if (B->n <= 32) return launch_stream<T, 1>(ctx, B, pivtol, rep);
+    if (B->n <= 64) return launch_stream<T, 2>(ctx, B, pivtol, rep);
+    if (B->n <= 128) return launch_stream<T, 4>(ctx, B, pivtol, rep);
+    return launch_stream<T, 8>(ctx, B, pivtol, rep);
+  }
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
   if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
   if (B->n <= 96) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);
