@@ -17,7 +17,8 @@
 //   scalar loads, but the threads of a warp are >= 4 (double) / 8 (float) consecutive
 //   systems times <= 8 / 4 chunks, so a row of them is a whole 32-byte sector. (One thread per whole system, i.e. Thomas, would need the modified
 //   coefficients stored and re-read: 9 words per unknown instead of 5.)
-//   Single tile (m <= 512*Q: 4096 double / 8192 float contiguous, 1024 interleaved):
+//   Single tile (m <= 512*Q: 4096 double / 8192 float contiguous; interleaved 2048 double /
+//   4096 float, i.e. >= 16 bytes of systems per block row):
 //   one pass, 5 words per unknown; expected >= 80% of copy bandwidth for large batches.
 //   Multi-level (larger m, in particular one system of millions of rows): tiles of
 //   256*Q rows (2048 double / 4096 float; interleaved 512 rows of 4 / 8 systems), halved
@@ -34,7 +35,9 @@
 //   consecutive systems per row), with an L2::128B line-fetch hint on the row loads. Double
 //   teams of >= 64 chunks (float: >= 128) and the tiles of long systems use tp_stream_kernel:
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
-//   swizzle: conflict-free chunk reads) while the previous tile is solved.
+//   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
+//   batches of m = 512 / 1024 use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
+//   group's rows, the same overlap).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
 //   absorbs the e1 of its left neighbour and its own e1), PCR on the chunks' first
 //   unknowns (1 equation per thread, log2(team) steps: 8 for team 256), then x_last from
