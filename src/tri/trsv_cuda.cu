@@ -242,22 +242,34 @@ template <class T, int K> __device__ __forceinline__ void chain_gemv(const T *St
   }
 }
 // op = T (a row of M is contiguous in the slot): warp w sums rows 4w .. 4w+3 over all columns,
-// lanes over columns, shuffles; lane 0 adds the result to ts[r*K + k]
+// lanes over columns; the four row sums by a reduce-scatter butterfly (xor 16 and 8 halve the
+// rows a lane carries, xor 4, 2, 1 finish one row per 8-lane group: 6 shuffles per column of
+// x instead of 4 x 5); lane 8q of the warp adds row 4w + q to ts[r*K + k]
 template <class T, int K> __device__ __forceinline__ void chain_gemv_rows(const T *St, const T *xs, T *ts, bool rev)
 {
-  constexpr int RPW = NB1 / (NT1 / 32);
-  const int     lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  static_assert(NB1 / (NT1 / 32) == 4, "four rows per warp");
+  const int  lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  const bool hi16 = lane & 16, hi8 = lane & 8;
+  T          a0[4], a1[4];
 #pragma unroll
-  for (int q = 0; q < RPW; q++) {
-    const int r = w * RPW + q;
-    const T   a0 = St[chain_at(r, lane, true, rev)], a1 = St[chain_at(r, lane + 32, true, rev)];
+  for (int q = 0; q < 4; q++) {
+    a0[q] = St[chain_at(w * 4 + q, lane, true, rev)];
+    a1[q] = St[chain_at(w * 4 + q, lane + 32, true, rev)];
+  }
 #pragma unroll
-    for (int k = 0; k < K; k++) {
-      T v = fma(a0, xs[lane * K + k], a1 * xs[(lane + 32) * K + k]);
+  for (int k = 0; k < K; k++) {
+    const T x0 = xs[lane * K + k], x1 = xs[(lane + 32) * K + k];
+    T       v[4];
 #pragma unroll
-      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(~0u, v, o);
-      if (lane == 0) ts[r * K + k] += v;
-    }
+    for (int q = 0; q < 4; q++) v[q] = fma(a0[q], x0, a1[q] * x1);
+    // xor 16: the lower half keeps rows 0, 1, the upper half rows 2, 3
+    const T s0 = __shfl_xor_sync(~0u, hi16 ? v[0] : v[2], 16), s1 = __shfl_xor_sync(~0u, hi16 ? v[1] : v[3], 16);
+    const T w0 = (hi16 ? v[2] : v[0]) + s0, w1 = (hi16 ? v[3] : v[1]) + s1;
+    // xor 8: keep one row of the two
+    T z = (hi8 ? w1 : w0) + __shfl_xor_sync(~0u, hi8 ? w0 : w1, 8);
+#pragma unroll
+    for (int o = 4; o > 0; o /= 2) z += __shfl_xor_sync(~0u, z, o);
+    if ((lane & 7) == 0) ts[(w * 4 + (hi16 ? 2 : 0) + (hi8 ? 1 : 0)) * K + k] += z;
   }
 }
 
