@@ -69,7 +69,6 @@
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <cstdint>
 
@@ -759,15 +758,15 @@ template <class T> struct tp_cuda_ex {
   {
     if constexpr (sizeof(T) != 8) return false;
     else {
-    if (!S.inter || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
-    const size_t smem = (size_t)(4 * tp_ilv_words<T, Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
-    if (smem > (size_t)sg_cuda_smem_optin()) return false;
-    const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
-    const char *what = "launching the tpcr interleaved stream kernel";
-    if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-    else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-    return true;
+      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
+      const size_t smem = (size_t)(4 * tp_ilv_words<T, Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
+      if (smem > (size_t)sg_cuda_smem_optin()) return false;
+      const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                           reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+      const char *what = "launching the tpcr interleaved stream kernel";
+      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+      return true;
     }
   }
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
