@@ -556,7 +556,7 @@ template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const v
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(srcbytes) : "memory");
   else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
 }
-template <class T, int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
+template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
 template <class T, int Q, int PB>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
@@ -564,7 +564,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
   const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
-  const int       aw   = (int)tp_ilv_words<T, Q>(P);
+  const int       aw   = (int)tp_ilv_words<Q>(P);
   T *const        buf  = reinterpret_cast<T *>(tp_smem);
   T *const        W    = buf + 4 * aw + sl;
   const int       pr   = spb / E;  // pieces per row
@@ -759,7 +759,7 @@ template <class T> struct tp_cuda_ex {
     if constexpr (sizeof(T) != 8) return false;
     else {
       if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
-      const size_t smem = (size_t)(4 * tp_ilv_words<T, Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
+      const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
       if (smem > (size_t)sg_cuda_smem_optin()) return false;
       const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                            reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));

@@ -476,11 +476,11 @@ template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_ba
   else trsv_batch_stream_kernel<T, NR, false><<<grid, 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
-// segment width G and rows per lane NR by the bound n; K right-hand sides per substitution
+// segment width G and rows per lane NR by the bound n; 4 right-hand sides per substitution
 template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
+  // (one right-hand side never comes here: n <= STREAM_MAX_N takes the streamed kernel)
   const bool tr = B->trans == SG_TRANS;
-  if (B->nrhs == 1) return tr ? launch_warp<T, G, NR, 1, true>(ctx, B, pivtol, rep) : launch_warp<T, G, NR, 1, false>(ctx, B, pivtol, rep);
   return tr ? launch_warp<T, G, NR, 4, true>(ctx, B, pivtol, rep) : launch_warp<T, G, NR, 4, false>(ctx, B, pivtol, rep);
 }
 
