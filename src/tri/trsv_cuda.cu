@@ -126,21 +126,31 @@ template <class T> struct OneArgs {
 __host__ __device__ __forceinline__ int one_chunks(int I, int L, int CT) { return I > L ? (I - L + CT - 1) / CT : 0; }
 
 // Inversion job: Dinv_I (layout of a shared-memory tile) to the workspace, then its flag.
+__device__ __forceinline__ unsigned long long gtimer()
+{
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  return t;
+}
 template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
 {
+  if (a.prof && I == 0 && threadIdx.x == 0) a.prof[11] = gtimer();
   load_tile<T, NB1, NT1>(S, a.V, I, I, a.unit);
   cp_commit();
   cp_wait<0>();
   __syncthreads();
+  if (a.prof && I == 0 && threadIdx.x == 0) a.prof[12] = gtimer();
   if (!a.unit) check_diag<T, NB1>(S, a.V, I, a.pivtol, 0, a.rep);
   T *X = S + SLOT1;
   invert_lower<T, NB1, NT1>(S, X, S + 2 * SLOT1);  // ends with a barrier
+  if (a.prof && I == 0 && threadIdx.x == 0) a.prof[13] = gtimer();
   const int4 *src = (const int4 *)X;
   int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
   for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
   asm volatile("fence.proxy.async.global;\n" ::: "memory");  // the chain reads Dinv_I with the copy engine (async proxy)
   __syncthreads();
   if (threadIdx.x == 0) st_release(a.ctl + 2 + I, a.epoch);  // after the barrier: releases the whole tile
+  if (a.prof && I == 0 && threadIdx.x == 0) a.prof[14] = gtimer();
 }
 
 // Helper job c of block row I: partial sum over columns j0 .. j1-1 into part[I][c].
@@ -285,6 +295,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
   __shared__ int                s_dready[2];  // alternating: two polls without a barrier between them never share a slot
   __shared__ unsigned long long s_bar[ST];  // ring slot q's bulk copies complete on s_bar[q]: item u waits for phase u / ST
+  if (a.prof && tid == 0) a.prof[8] = gtimer();
   if (tid == 0)
     for (int q = 0; q < ST; q++) mbar_init(s_bar + q);
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -335,6 +346,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   };
   for (int t = 0; t < ST - 1; t++) issue();
   load_parts(0);
+  if (a.prof && tid == 0) a.prof[9] = gtimer();
   int used = 0;  // items consumed
   // SG_TRSV_PROFILE (thread 0's clock): [0] tile waits, [1] tile GEMVs, [2] Dinv wait, [3] helpers'
   // sums wait, [4] finish, [5] issuing loads; prof[5] total, [6] issue, [7] steps
@@ -394,6 +406,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     a.prof[5] = clock64() - t0;
     a.prof[6] = pt[5];
     a.prof[7] = nblk;
+    a.prof[10] = gtimer();
   }
 }
 
@@ -406,6 +419,7 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a, co
   T *S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);  // tensor copies need 128-byte aligned slots
   T *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
   __shared__ int s_job;
+  if (a.prof && threadIdx.x == 0) atomicMin(a.prof + 15, gtimer());
   if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
   __syncthreads();
   const int I = s_job >> 4, c = s_job & 15;
@@ -529,13 +543,14 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   a.prof = nullptr;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: the chain's phases, printed to stderr after a synchronous solve
-    a.prof = (unsigned long long *)sg_ctx_work(ctx, 8 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
+    a.prof = (unsigned long long *)sg_ctx_work(ctx, 16 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
+    (void)cudaMemsetAsync(a.prof, 0xff, 16 * sizeof(unsigned long long), sg_stream(ctx));
   }
   trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a, tmap);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (a.prof && st == SG_OK) {
-    unsigned long long h[8];
+    unsigned long long h[16];
     int                khz = 0;
     (void)cudaMemcpy(h, a.prof, sizeof h, cudaMemcpyDeviceToHost);
     (void)cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
@@ -543,6 +558,9 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     fprintf(stderr, "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: tile wait %.3f, gemv %.3f, Dinv wait %.3f, sums wait %.3f, finish %.3f, issue %.3f us\n",
             n, L, CT, ctx->trsv_table_jobs, h[5] * us, h[7], h[0] * us / steps, h[1] * us / steps, h[2] * us / steps, h[3] * us / steps, h[4] * us / steps,
             h[6] * us / steps);
+    const double t0 = (double)h[15];
+    fprintf(stderr, "[trsv timeline] us from the first block's start: inv0 start %.2f loaded %.2f inverted %.2f published %.2f | chain entry %.2f loop %.2f end %.2f\n",
+            (h[11] - t0) * 1e-3, (h[12] - t0) * 1e-3, (h[13] - t0) * 1e-3, (h[14] - t0) * 1e-3, (h[8] - t0) * 1e-3, (h[9] - t0) * 1e-3, (h[10] - t0) * 1e-3);
   }
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
     ctx->trsv_table_key = -1;

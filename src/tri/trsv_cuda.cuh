@@ -91,51 +91,94 @@ __device__ __forceinline__ void gemv(const T *S, const T *xs, T (&acc)[K])
   }
 }
 
-// X = inverse of the lower-triangular tile L (both NB x NB, leading dimension NB+1);
-// tmp holds NB*NB/4 values. Higham's method B by doubling, all threads.
+// One FP64 tensor-core step D += A B of shapes 8x4 and 4x8 (mma.m8n8k4, fp64 in and out): lane
+// l holds A(l/4, l%4), B(l%4, l/4) and D(l/4, 2(l%4) + {0, 1}).
+__device__ __forceinline__ void dmma_8x8x4(double (&d)[2], double a, double b)
+{
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n" : "+d"(d[0]), "+d"(d[1]) : "d"(a), "d"(b));
+}
+
+// One doubling level of invert_lower: for each pair p of S x S diagonal blocks (offset o = 2Sp)
+// whose inverses X11, X22 are known, X21 = -X22 (L21 X11), both products by FP64 tensor-core
+// steps on 8 x 8 output blocks (one per warp at a time; the all-zero 4-wide slices of the
+// triangular factors are skipped). fp32 tiles are multiplied in fp64 and rounded once.
+template <class T, int NB, int NT, int S>
+__device__ __forceinline__ void invert_level(const T *L, T *X, T *tmp)
+{
+  constexpr int LDS = NB + 1, NW = NT / 32, NBS = S / 8, NBLK = NB / (2 * S) * NBS * NBS;
+  const int     lane = threadIdx.x % 32, w = threadIdx.x / 32, lr = lane / 4, lc = lane % 4;
+  for (int q = w; q < NBLK; q += NW) {  // tmp = L21 X11 (X11 lower: rows k < j are zero)
+    const int p = q / (NBS * NBS), bi = q % NBS, bj = (q / NBS) % NBS, o = 2 * S * p;
+    double    d[2] = {0.0, 0.0};
+#pragma unroll
+    for (int kk = 0; kk < S; kk += 4) {
+      if (kk + 3 < bj * 8) continue;
+      dmma_8x8x4(d, (double)L[(o + kk + lc) * LDS + o + S + bi * 8 + lr], (double)X[(o + bj * 8 + lr) * LDS + o + kk + lc]);
+    }
+    T *t = tmp + p * S * S;  // column-major, leading dimension S
+    t[(bj * 8 + 2 * lc) * S + bi * 8 + lr]     = (T)d[0];
+    t[(bj * 8 + 2 * lc + 1) * S + bi * 8 + lr] = (T)d[1];
+  }
+  __syncthreads();
+  for (int q = w; q < NBLK; q += NW) {  // X21 = -X22 tmp (X22 lower: columns k > i are zero)
+    const int p = q / (NBS * NBS), bi = q % NBS, bj = (q / NBS) % NBS, o = 2 * S * p;
+    const T  *t = tmp + p * S * S;
+    double    d[2] = {0.0, 0.0};
+#pragma unroll
+    for (int kk = 0; kk < S; kk += 4) {
+      if (kk > bi * 8 + 7) continue;
+      dmma_8x8x4(d, (double)X[(o + S + kk + lc) * LDS + o + S + bi * 8 + lr], (double)t[(bj * 8 + lr) * S + kk + lc]);
+    }
+    X[(o + bj * 8 + 2 * lc) * LDS + o + S + bi * 8 + lr]     = (T)-d[0];
+    X[(o + bj * 8 + 2 * lc + 1) * LDS + o + S + bi * 8 + lr] = (T)-d[1];
+  }
+  __syncthreads();
+}
+template <class T, int NB, int NT, int S> __device__ __forceinline__ void invert_levels(const T *L, T *X, T *tmp)
+{
+  if constexpr (S < NB) {
+    invert_level<T, NB, NT, S>(L, X, tmp);
+    invert_levels<T, NB, NT, 2 * S>(L, X, tmp);
+  }
+}
+
+// X = inverse of the lower-triangular tile L (both NB x NB, leading dimension NB+1, L's upper
+// part zero); tmp holds NB*NB/4 values. Higham's method B by doubling, all threads (NB a
+// power of two >= 16, NT >= NB): the 8 x 8 diagonal blocks by substitution (one thread per
+// column, the reciprocals of the diagonal first), then log2(NB/8) doubling levels on the
+// FP64 tensor cores (invert_level). Ends with a barrier.
 template <class T, int NB, int NT>
 __device__ void invert_lower(const T *L, T *X, T *tmp)
 {
+  static_assert(NB >= 16 && (NB & (NB - 1)) == 0 && NT >= NB && NT % 32 == 0, "invert_lower: NB a power of two >= 16, NT >= NB");
   constexpr int LDS = NB + 1;
   const int     tid = threadIdx.x;
-  for (int e = tid; e < NB * LDS; e += NT) X[e] = T(0);
-  __syncthreads();
+  for (int e = tid; e < NB * NB; e += NT) {  // zero above the 8 x 8 diagonal blocks (the products read it)
+    const int r = e % NB, c = e / NB;
+    if (c / 8 > r / 8) X[c * LDS + r] = T(0);
+  }
   if (tid < NB) {  // 8x8 diagonal blocks, one thread per column
     const int o = (tid / 8) * 8, j = tid % 8;
-    T         x[8];
+    T         rd[8], x[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) rd[i] = T(1) / L[(o + i) * LDS + o + i];
 #pragma unroll
     for (int i = 0; i < 8; i++) {
       if (i < j) x[i] = T(0);
-      else if (i == j) x[i] = T(1) / L[(o + i) * LDS + o + i];
+      else if (i == j) x[i] = rd[i];
       else {
         T s = T(0);
 #pragma unroll
         for (int k = 0; k < i; k++)
           if (k >= j) s = fma(L[(o + k) * LDS + o + i], x[k], s);
-        x[i] = -s / L[(o + i) * LDS + o + i];
+        x[i] = -s * rd[i];
       }
     }
 #pragma unroll
     for (int i = 0; i < 8; i++) X[(o + j) * LDS + o + i] = x[i];
   }
   __syncthreads();
-  for (int s = 8; s < NB; s *= 2) {
-    const int work = (NB / (2 * s)) * s * s;
-    for (int e = tid; e < work; e += NT) {  // tmp = L21 * X11
-      const int p = e / (s * s), i = (e % (s * s)) % s, j = (e % (s * s)) / s, o = 2 * s * p;
-      T         a = T(0);
-      for (int k = j; k < s; k++) a = fma(L[(o + k) * LDS + o + s + i], X[(o + j) * LDS + o + k], a);
-      tmp[e] = a;
-    }
-    __syncthreads();
-    for (int e = tid; e < work; e += NT) {  // X21 = -X22 * tmp
-      const int p = e / (s * s), i = (e % (s * s)) % s, j = (e % (s * s)) / s, o = 2 * s * p;
-      T         a = T(0);
-      for (int k = 0; k <= i; k++) a = fma(X[(o + s + k) * LDS + o + s + i], tmp[p * s * s + j * s + k], a);
-      X[(o + j) * LDS + o + s + i] = -a;
-    }
-    __syncthreads();
-  }
+  invert_levels<T, NB, NT, 8>(L, X, tmp);
 }
 
 // Diagonal check of tile (I,I) in S (non-unit only): flags the bad entries.
