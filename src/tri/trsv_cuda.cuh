@@ -98,6 +98,25 @@ __device__ __forceinline__ void dmma_8x8x4(double (&d)[2], double a, double b)
   asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n" : "+d"(d[0]), "+d"(d[1]) : "d"(a), "d"(b));
 }
 
+// d += A(i, k) B(k, j) for the 8 x 8 output block of a warp (rows i = lane/4, columns j =
+// 2(lane%4) + {0, 1}; a(i, k) and b(k, j) read the operands, as doubles) where A is lower
+// triangular from column kd on (kd a multiple of 8: A(i, k) = 0 for k > kd + i): the columns
+// k < kd by tensor-core steps, the diagonal block by scalar FMAs over k <= kd + i only, so a
+// structural zero of A never meets B (0 * NaN would make rows non-finite that do not depend
+// on the NaN).
+template <class FA, class FB> __device__ __forceinline__ void lower_block(double (&d)[2], int kd, FA a, FB b)
+{
+  const int lane = threadIdx.x % 32, lr = lane / 4, lc = lane % 4;
+  for (int kk = 0; kk < kd; kk += 4) dmma_8x8x4(d, a(lr, kk + lc), b(kk + lc, lr));
+#pragma unroll
+  for (int u = 0; u < 8; u++)
+    if (u <= lr) {
+      const double av = a(lr, kd + u);
+      d[0]            = fma(av, b(kd + u, 2 * lc), d[0]);
+      d[1]            = fma(av, b(kd + u, 2 * lc + 1), d[1]);
+    }
+}
+
 // One doubling level of invert_lower: for each pair p of S x S diagonal blocks (offset o = 2Sp)
 // whose inverses X11, X22 are known, X21 = -X22 (L21 X11), both products by FP64 tensor-core
 // steps on 8 x 8 output blocks (one per warp at a time; the all-zero 4-wide slices of the
@@ -120,15 +139,12 @@ __device__ __forceinline__ void invert_level(const T *L, T *X, T *tmp)
     t[(bj * 8 + 2 * lc + 1) * S + bi * 8 + lr] = (T)d[1];
   }
   __syncthreads();
-  for (int q = w; q < NBLK; q += NW) {  // X21 = -X22 tmp (X22 lower: columns k > i are zero)
+  for (int q = w; q < NBLK; q += NW) {  // X21 = -X22 tmp (X22 lower)
     const int p = q / (NBS * NBS), bi = q % NBS, bj = (q / NBS) % NBS, o = 2 * S * p;
     const T  *t = tmp + p * S * S;
     double    d[2] = {0.0, 0.0};
-#pragma unroll
-    for (int kk = 0; kk < S; kk += 4) {
-      if (kk > bi * 8 + 7) continue;
-      dmma_8x8x4(d, (double)X[(o + S + kk + lc) * LDS + o + S + bi * 8 + lr], (double)t[(bj * 8 + lr) * S + kk + lc]);
-    }
+    lower_block(
+      d, bi * 8, [&](int i, int k) { return (double)X[(o + S + k) * LDS + o + S + bi * 8 + i]; }, [&](int k, int j) { return (double)t[(bj * 8 + j) * S + k]; });
     X[(o + bj * 8 + 2 * lc) * LDS + o + S + bi * 8 + lr]     = (T)-d[0];
     X[(o + bj * 8 + 2 * lc + 1) * LDS + o + S + bi * 8 + lr] = (T)-d[1];
   }

@@ -194,6 +194,17 @@ template <class T> static void bad_inputs()
     A[2 + 5 * lda] = (T)INFINITY;  // off-diagonal Inf in the read triangle
     expect<T>("UNN Inf in A(2,5)", P, 0.0, SG_ERR_NONFINITE, 0, false);
   }
+  // NaN below the diagonal inside a 64 x 64 diagonal block (the GPU inverts these blocks): only
+  // rows 45.. depend on A(45,10); rows 32..44 (same block, same doubling level) must stay finite
+  {
+    const long long n2 = 100;
+    std::vector<T>  A2((size_t)(n2 * n2)), B2((size_t)n2), X2((size_t)n2);
+    fill_tri(A2.data(), n2, n2, SG_LOWER, SG_NONUNIT, rng);
+    for (T &v : B2) v = (T)0.5;
+    A2[45 + 10 * n2] = (T)NAN;
+    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n2, 1, A2.data(), n2, B2.data(), 0, X2.data(), 0};
+    expect<T>("LNN n=100 NaN in A(45,10)", P, 0.0, SG_ERR_NONFINITE, 45, false);
+  }
   // argument errors: nothing touched
   std::vector<T> A((size_t)(lda * n));
   fill_tri(A.data(), n, lda, SG_LOWER, SG_NONUNIT, rng);
