@@ -170,10 +170,6 @@ template <class T, int G, int NR> constexpr size_t warp_smem()
   return sizeof(T) * (size_t)(G * NR) * (G * NR + 1) / 2 * (32 / G) * warp_wpc<T, G, NR>();
 }
 
-// 1/d correctly rounded (the intrinsics avoid the division routine's call)
-__device__ __forceinline__ double rcp(double d) { return __drcp_rn(d); }
-__device__ __forceinline__ float  rcp(float d) { return __frcp_rn(d); }
-
 // K right-hand sides per substitution (nrhs > K: chunks of K). TR: op = T (row-packed).
 // __maxnreg__ rather than __launch_bounds__: with the latter ptxas capped the fp64 NR = 4,
 // K = 4 instantiation at 96 registers and spilled; no instantiation needs more than 110.

@@ -142,7 +142,7 @@ template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[12] = gtimer();
   if (!a.unit) check_diag<T, NB1>(S, a.V, I, a.pivtol, 0, a.rep);
   T *X = S + SLOT1;
-  invert_lower<T, NB1, NT1>(S, X, S + 2 * SLOT1);  // ends with a barrier
+  invert_lower<T, NB1, NT1>(S, X, S + 2 * SLOT1, a.prof && I == 0 ? a.prof + 16 : nullptr);  // ends with a barrier
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[13] = gtimer();
   const int4 *src = (const int4 *)X;
   int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
@@ -543,14 +543,14 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   a.prof = nullptr;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: the chain's phases, printed to stderr after a synchronous solve
-    a.prof = (unsigned long long *)sg_ctx_work(ctx, 16 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
+    a.prof = (unsigned long long *)sg_ctx_work(ctx, 24 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
-    (void)cudaMemsetAsync(a.prof, 0xff, 16 * sizeof(unsigned long long), sg_stream(ctx));
+    (void)cudaMemsetAsync(a.prof, 0xff, 24 * sizeof(unsigned long long), sg_stream(ctx));
   }
   trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a, tmap);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (a.prof && st == SG_OK) {
-    unsigned long long h[16];
+    unsigned long long h[24];
     int                khz = 0;
     (void)cudaMemcpy(h, a.prof, sizeof h, cudaMemcpyDeviceToHost);
     (void)cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
@@ -561,6 +561,8 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     const double t0 = (double)h[15];
     fprintf(stderr, "[trsv timeline] us from the first block's start: inv0 start %.2f loaded %.2f inverted %.2f published %.2f | chain entry %.2f loop %.2f end %.2f\n",
             (h[11] - t0) * 1e-3, (h[12] - t0) * 1e-3, (h[13] - t0) * 1e-3, (h[14] - t0) * 1e-3, (h[8] - t0) * 1e-3, (h[9] - t0) * 1e-3, (h[10] - t0) * 1e-3);
+    fprintf(stderr, "[trsv inversion] us per phase: 8x8 blocks %.2f, levels 8/16/32: %.2f %.2f %.2f\n", (h[17] - h[16]) * us, (h[18] - h[17]) * us,
+            (h[19] - h[18]) * us, (h[20] - h[19]) * us);
   }
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
     ctx->trsv_table_key = -1;

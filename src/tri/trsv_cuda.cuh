@@ -91,6 +91,10 @@ __device__ __forceinline__ void gemv(const T *S, const T *xs, T (&acc)[K])
   }
 }
 
+// correctly rounded reciprocals (the same value as 1 / d, without the division's slow path)
+__device__ __forceinline__ double rcp(double d) { return __drcp_rn(d); }
+__device__ __forceinline__ float  rcp(float d) { return __frcp_rn(d); }
+
 // One FP64 tensor-core step D += A B of shapes 8x4 and 4x8 (mma.m8n8k4, fp64 in and out): lane
 // l holds A(l/4, l%4), B(l%4, l/4) and D(l/4, 2(l%4) + {0, 1}).
 __device__ __forceinline__ void dmma_8x8x4(double (&d)[2], double a, double b)
@@ -150,11 +154,12 @@ __device__ __forceinline__ void invert_level(const T *L, T *X, T *tmp)
   }
   __syncthreads();
 }
-template <class T, int NB, int NT, int S> __device__ __forceinline__ void invert_levels(const T *L, T *X, T *tmp)
+template <class T, int NB, int NT, int S> __device__ __forceinline__ void invert_levels(const T *L, T *X, T *tmp, unsigned long long *st)
 {
   if constexpr (S < NB) {
     invert_level<T, NB, NT, S>(L, X, tmp);
-    invert_levels<T, NB, NT, 2 * S>(L, X, tmp);
+    if (st && threadIdx.x == 0) *st++ = clock64();
+    invert_levels<T, NB, NT, 2 * S>(L, X, tmp, st);
   }
 }
 
@@ -164,8 +169,9 @@ template <class T, int NB, int NT, int S> __device__ __forceinline__ void invert
 // column, the reciprocals of the diagonal first), then log2(NB/8) doubling levels on the
 // FP64 tensor cores (invert_level). Ends with a barrier.
 template <class T, int NB, int NT>
-__device__ void invert_lower(const T *L, T *X, T *tmp)
+__device__ void invert_lower(const T *L, T *X, T *tmp, unsigned long long *st = nullptr)
 {
+  if (st && threadIdx.x == 0) *st++ = clock64();
   static_assert(NB >= 16 && (NB & (NB - 1)) == 0 && NT >= NB && NT % 32 == 0, "invert_lower: NB a power of two >= 16, NT >= NB");
   constexpr int LDS = NB + 1;
   const int     tid = threadIdx.x;
@@ -177,7 +183,7 @@ __device__ void invert_lower(const T *L, T *X, T *tmp)
     const int o = (tid / 8) * 8, j = tid % 8;
     T         rd[8], x[8];
 #pragma unroll
-    for (int i = 0; i < 8; i++) rd[i] = T(1) / L[(o + i) * LDS + o + i];
+    for (int i = 0; i < 8; i++) rd[i] = rcp(L[(o + i) * LDS + o + i]);
 #pragma unroll
     for (int i = 0; i < 8; i++) {
       if (i < j) x[i] = T(0);
@@ -194,7 +200,8 @@ __device__ void invert_lower(const T *L, T *X, T *tmp)
     for (int i = 0; i < 8; i++) X[(o + j) * LDS + o + i] = x[i];
   }
   __syncthreads();
-  invert_levels<T, NB, NT, 8>(L, X, tmp);
+  if (st && threadIdx.x == 0) *st++ = clock64();
+  invert_levels<T, NB, NT, 8>(L, X, tmp, st);
 }
 
 // Diagonal check of tile (I,I) in S (non-unit only): flags the bad entries.
