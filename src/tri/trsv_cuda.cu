@@ -125,13 +125,14 @@ template <class T> struct OneArgs {
 // helper chunks of block row I: columns 0 .. I-L-1 in chunks of CT tiles (host and device)
 __host__ __device__ __forceinline__ int one_chunks(int I, int L, int CT) { return I > L ? (I - L + CT - 1) / CT : 0; }
 
-// Inversion job: Dinv_I (layout of a shared-memory tile) to the workspace, then its flag.
+// SG_TRSV_PROFILE's start-up timeline: the GPU's global timer (ns)
 __device__ __forceinline__ unsigned long long gtimer()
 {
   unsigned long long t;
   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
   return t;
 }
+// Inversion job: Dinv_I (layout of a shared-memory tile) to the workspace, then its flag.
 template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
 {
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[11] = gtimer();
@@ -542,7 +543,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   a.prof = nullptr;
-  if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: the chain's phases, printed to stderr after a synchronous solve
+  if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: the chain's phases, the start-up timeline and the first inversion's phases, printed to stderr after a synchronous solve
     a.prof = (unsigned long long *)sg_ctx_work(ctx, 24 * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
     (void)cudaMemsetAsync(a.prof, 0xff, 24 * sizeof(unsigned long long), sg_stream(ctx));

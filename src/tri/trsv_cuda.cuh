@@ -167,12 +167,13 @@ template <class T, int NB, int NT, int S> __device__ __forceinline__ void invert
 // part zero); tmp holds NB*NB/4 values. Higham's method B by doubling, all threads (NB a
 // power of two >= 16, NT >= NB): the 8 x 8 diagonal blocks by substitution (one thread per
 // column, the reciprocals of the diagonal first), then log2(NB/8) doubling levels on the
-// FP64 tensor cores (invert_level). Ends with a barrier.
+// FP64 tensor cores (invert_level). Ends with a barrier. st (diagnostics, may be NULL):
+// thread 0's clock64 at the start and after each phase, 2 + log2(NB/8) values.
 template <class T, int NB, int NT>
 __device__ void invert_lower(const T *L, T *X, T *tmp, unsigned long long *st = nullptr)
 {
-  if (st && threadIdx.x == 0) *st++ = clock64();
   static_assert(NB >= 16 && (NB & (NB - 1)) == 0 && NT >= NB && NT % 32 == 0, "invert_lower: NB a power of two >= 16, NT >= NB");
+  if (st && threadIdx.x == 0) *st++ = clock64();
   constexpr int LDS = NB + 1;
   const int     tid = threadIdx.x;
   for (int e = tid; e < NB * NB; e += NT) {  // zero above the 8 x 8 diagonal blocks (the products read it)
