@@ -6,8 +6,9 @@
 // Structure (Q = rows per chunk = rows per thread, a compile-time constant):
 //   chunk    Q consecutive rows of one system, held in registers by one thread.
 //            tp_chunk_reduce eliminates the sub-diagonal downwards (fill in the chunk's
-//            first column) and the super-diagonal upwards (fill in the last column),
-//            leaving 2 interface equations
+//            first column) and the super-diagonal upwards (fill in the last column; a full
+//            float chunk from both ends at once, tp_chunk_reduce_twisted), leaving 2
+//            interface equations
 //               e0: a*x_prev  + b*x_first + c*x_last = d
 //               e1: a*x_first + b*x_last  + c*x_next = d
 //            (1 equation (x_prev, x_0, x_next) for a 1-row chunk). Concatenated over
@@ -271,14 +272,84 @@ TP_UNROLL
 }
 
 // ---------------------------------------------------------------- chunk reduce / solve
+// Full float chunks (nrow = Q >= 16) are reduced from both ends ("twisted"): the top half downwards,
+// rows i = 1..H-1 (H = Q/2) normalised to
+//   alpha_i x_first + x_i + gamma_i x_{i+1} = rho_i        (a = alpha, c = gamma, r = rho),
+// the bottom half upwards, rows i = Q-2..H, to
+//   beta_i x_{i-1} + x_i + delta_i x_last = sigma_i         (a = beta, c = delta, r = sigma),
+// step k of both chains together, and the two chains meet in the 2x2 system of rows H-1, H
+// (pivot det = 1 - gamma_{H-1} beta_H, reported at row H; 1/det is kept in a[0]). The two
+// chains are independent, so the dependent divisions per chunk go from Q-1 to Q/2 + 1. e1 is
+// then row Q-1 with x_{Q-2} substituted (not normalised: its pivot is checked where it is
+// divided by). Measured on an H100 (bench/tri/README.md, same run, two repeats, % of copy):
+// float interleaved m = 1024: 56.2 / 56.8 -> 59.7 / 60.3, every other float case within noise
+// (so the 16-division chain does not limit float batches of m <= 256); double (Q = 8) lost
+// up to 16 points (interleaved m = 512: 81 -> 65; the streaming kernel spills), so double
+// keeps the one-sided reduction.
+constexpr int TP_TWIST_MIN_Q = 16;
+template <int Q, class T, class Team>
+SG_HD void tp_chunk_reduce_twisted(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T tol, long long row0, long long rstep,
+                                   tp_eq<T> &e0, tp_eq<T> &e1)
+{
+  constexpr int H = Q / 2;
+  T pa = -1, pc = 0, pr = 0;  // top: pseudo row "x_first - x_first = 0" makes row 1 the general case
+  T qa = 0, qc = -1, qr = 0;  // bottom: pseudo row "x_last - x_last = 0" makes row Q-2 the general case
+TP_UNROLL
+  for (int k = 1; k < H; k++) {
+    {
+      const int i = k;
+      const T   ai = a[i], inv = tp_inv(tm, ai, b[i] - ai * pc, c[i], tol, row0 + i * rstep);
+      pa = a[i] = -ai * pa * inv;
+      pc = c[i] = c[i] * inv;
+      pr = r[i] = (r[i] - ai * pr) * inv;
+    }
+    {
+      const int i = Q - 1 - k;
+      const T   ci = c[i], inv = tp_inv(tm, a[i], b[i] - ci * qa, ci, tol, row0 + i * rstep);
+      qa = a[i] = a[i] * inv;
+      qc = c[i] = -ci * qc * inv;
+      qr = r[i] = (r[i] - ci * qr) * inv;
+    }
+  }
+  // rows H-1 (pa, pc, pr) and H (qa, qc, qr): x_{H-1} = P0 + P1 x_first + P2 x_last, x_H likewise
+  const T g  = tp_inv(tm, qa, (T)1 - pc * qa, pc, tol, row0 + H * rstep);
+  T       u0 = g * (pr - pc * qr), u1 = -g * pa, u2 = g * pc * qc;      // x_{H-1}
+  T       v0 = g * (qr - qa * pr), v1 = g * qa * pa, v2 = -g * qc;      // x_H
+TP_UNROLL
+  for (int k = 1; k < H - 1; k++) {
+    {  // x_i, i = H-1-k, from x_{i+1} (top rows)
+      const int i = H - 1 - k;
+      u0 = r[i] - c[i] * u0;
+      u1 = -a[i] - c[i] * u1;
+      u2 = -c[i] * u2;
+    }
+    {  // x_i, i = H+k, from x_{i-1} (bottom rows)
+      const int i = H + k;
+      v0 = r[i] - a[i] * v0;
+      v1 = -a[i] * v1;
+      v2 = -c[i] - a[i] * v2;
+    }
+  }
+  // x_1 = u0 + u1 x_first + u2 x_last into row 0, x_{Q-2} = v0 + v1 x_first + v2 x_last into row Q-1
+  e0   = {a[0], b[0] + c[0] * u1, c[0] * u2, r[0] - c[0] * u0};
+  e1   = {a[Q - 1] * v1, b[Q - 1] + a[Q - 1] * v2, c[Q - 1], r[Q - 1] - a[Q - 1] * v0};
+  a[0] = g;
+}
+
 // Reduce the first nrow (0..Q) rows of a chunk to its interface equations (returns their
-// number). On return a, c, r hold the normalised downward rows i = 1..nrow-1:
-//   alpha_i x_first + x_i + gamma_i x_{i+1} = rho_i   (a = alpha, c = gamma, r = rho),
-// which tp_chunk_solve uses. Row of local i for reports: row0 + i*rstep.
+// number). On return a, c, r hold the coefficients that tp_chunk_solve uses: for a full chunk
+// of Q >= TP_TWIST_MIN_Q rows those of tp_chunk_reduce_twisted, else the normalised downward rows
+// i = 1..nrow-1 (alpha, gamma, rho as above) and e1 = row nrow-1 normalised.
+// Row of local i for reports: row0 + i*rstep.
 template <int Q, class T, class Team>
 SG_HD int tp_chunk_reduce(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], int nrow, T tol, long long row0, long long rstep,
                           tp_eq<T> &e0, tp_eq<T> &e1)
 {
+  if constexpr (Q >= TP_TWIST_MIN_Q)
+    if (nrow == Q) {
+      tp_chunk_reduce_twisted<Q>(tm, a, b, c, r, tol, row0, rstep, e0, e1);
+      return 2;
+    }
   T pa = -1, pc = 0, pr = 0;  // pseudo row "x_first - x_first = 0" makes row 1 the general case
 TP_UNROLL
   for (int i = 1; i < Q; i++)
@@ -302,13 +373,26 @@ TP_UNROLL
   return nrow >= 2 ? 2 : nrow;
 }
 
-// Interior of a full chunk from x_first, x_last (after tp_chunk_reduce with nrow = Q);
-// x is left in r.
+// Interior of a full chunk from x_first, x_last (after tp_chunk_reduce with nrow = Q: the
+// twisted coefficients for Q >= TP_TWIST_MIN_Q); x is left in r.
 template <int Q, class T> SG_HD void tp_chunk_solve(const T (&a)[Q], const T (&c)[Q], T (&r)[Q], T x0, T xl)
 {
-  r[Q - 1] = xl;
+  r[Q - 1] = xl;  // read by the one-sided substitution's first step
+  if constexpr (Q >= TP_TWIST_MIN_Q) {  // twisted: rows H-1, H from their 2x2 system, then both halves outwards
+    constexpr int H = Q / 2;
+    const T       t = r[H - 1] - a[H - 1] * x0, u = r[H] - c[H] * xl;
+    r[H - 1]        = a[0] * (t - c[H - 1] * u);
+    r[H]            = a[0] * (u - a[H] * t);
 TP_UNROLL
-  for (int i = Q - 2; i >= 1; i--) r[i] = r[i] - a[i] * x0 - c[i] * r[i + 1];
+    for (int k = 1; k < H - 1; k++) {
+      const int i = H - 1 - k, j = H + k;
+      r[i] = r[i] - a[i] * x0 - c[i] * r[i + 1];
+      r[j] = r[j] - a[j] * r[j - 1] - c[j] * xl;
+    }
+  } else {
+TP_UNROLL
+    for (int i = Q - 2; i >= 1; i--) r[i] = r[i] - a[i] * x0 - c[i] * r[i + 1];
+  }
   r[0] = x0;
 }
 
