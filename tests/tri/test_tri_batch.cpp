@@ -118,6 +118,38 @@ template <class T> static void bad_inputs()
         }
       }
     }
+  // An exactly singular 2x2 block, rows 7-8 of system 1, decoupled from its neighbours (du[6] =
+  // dl[9] = 0): any correct elimination must stop on it. For float TPCR the block is the meeting
+  // of the twisted reduction of a 16-row chunk (rows H-1, H), whose pivot det = 1 - gamma*beta is
+  // exactly 0 and is reported at row 8; double (8-row chunks) meets it across two chunks.
+  for (int lay = 0; lay < 2; lay++)
+    for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) {
+      Batch<T> B = make_batch<T>((sg_tri_layout)lay, 64, 3, lay == 0 ? 64 : 3, 0, 778);
+      B.du[B.idx(1, 6)] = 0;
+      B.dl[B.idx(1, 7)] = 0; B.d[B.idx(1, 7)] = 1; B.du[B.idx(1, 7)] = 1;
+      B.dl[B.idx(1, 8)] = 1; B.d[B.idx(1, 8)] = 1; B.du[B.idx(1, 8)] = 0;
+      B.dl[B.idx(1, 9)] = 0;
+      for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
+        sg_report rep;
+        sg_status st = SG_OK;
+        std::vector<T> x = x_init(B, false);
+        sg_tri_batch D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
+        if (!dev) st = sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
+#ifdef SG_HAVE_CUDA
+        else {
+          DevBatch<T> G(B);
+          sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
+          st = sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
+        }
+#endif
+        const bool row_ok = sizeof(T) != 4 || rep.alg != SG_TRI_TPCR || rep.row == 8;
+        const bool ok     = st == SG_ERR_ZERO_PIVOT && rep.status == st && rep.system == 1 && row_ok && rep.msg[0];
+        CHECK(ok, "%s singular-2x2 %s %s %s: got %s system %lld row %lld: %s", dev ? "cuda" : "host", sg_tri_alg_name(alg), pn,
+              lay_name((sg_tri_layout)lay), sg_status_string(st), rep.system, rep.row, rep.msg);
+        printf("%s %s singular-2x2 %-6s %-6s %-6s -> %s system %lld row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host",
+               sg_tri_alg_name(alg), pn, lay_name((sg_tri_layout)lay), sg_status_string(st), rep.system, rep.row, rep.msg);
+      }
+    }
   // argument errors (checked before any data is touched: host pointers are fine for both)
   Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, 5, 2, 5, 0, 3);
   std::vector<T> x(B.size());
