@@ -79,6 +79,22 @@ template <class T> static void sweep(bool quick)
     }
 }
 
+// Solve B (copies: B is untouched) with alg on the host (dev = 0) or the GPU (dev = 1).
+template <class T> static sg_status solve_on(const Batch<T> &B, sg_tri_alg alg, int dev, sg_report &rep)
+{
+  std::vector<T> x = x_init(B, false);
+  sg_tri_batch   D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
+  if (!dev) return sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
+#ifdef SG_HAVE_CUDA
+  DevBatch<T>  G(B);
+  sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
+  return sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
+#else
+  (void)rep;
+  return SG_ERR_UNSUPPORTED;  // not reached: dev = 1 only with --cuda in a CUDA build
+#endif
+}
+
 // Breakdown and argument errors, on the host and (with --cuda) the device.
 template <class T> static void bad_inputs()
 {
@@ -95,18 +111,8 @@ template <class T> static void bad_inputs()
         const sg_status want = what == 0 ? SG_ERR_ZERO_PIVOT : SG_ERR_NONFINITE;
         const long long wsys = what == 0 ? 5 : 2;
         for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
-          sg_report rep;
-          sg_status st = SG_OK;
-          std::vector<T> x = x_init(B, false);
-          sg_tri_batch D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
-          if (!dev) st = sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
-#ifdef SG_HAVE_CUDA
-          else {
-            DevBatch<T> G(B);
-            sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
-            st = sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
-          }
-#endif
+          sg_report       rep;
+          const sg_status st = solve_on<T>(B, alg, dev, rep);
           // the breakdown row is exact for our algorithms (first failure in step order wins)
           const bool row_ok = what == 1 ? rep.row == 3 : (rep.alg == SG_TRI_TPCR || rep.row == 11);
           const bool ok = st == want && rep.status == st && rep.system == wsys && row_ok && rep.msg[0];
@@ -130,18 +136,8 @@ template <class T> static void bad_inputs()
       B.dl[B.idx(1, 8)] = 1; B.d[B.idx(1, 8)] = 1; B.du[B.idx(1, 8)] = 0;
       B.dl[B.idx(1, 9)] = 0;
       for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
-        sg_report rep;
-        sg_status st = SG_OK;
-        std::vector<T> x = x_init(B, false);
-        sg_tri_batch D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
-        if (!dev) st = sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
-#ifdef SG_HAVE_CUDA
-        else {
-          DevBatch<T> G(B);
-          sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
-          st = sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
-        }
-#endif
+        sg_report       rep;
+        const sg_status st = solve_on<T>(B, alg, dev, rep);
         const bool row_ok = sizeof(T) != 4 || rep.alg != SG_TRI_TPCR || rep.row == 8;
         const bool ok     = st == SG_ERR_ZERO_PIVOT && rep.status == st && rep.system == 1 && row_ok && rep.msg[0];
         CHECK(ok, "%s singular-2x2 %s %s %s: got %s system %lld row %lld: %s", dev ? "cuda" : "host", sg_tri_alg_name(alg), pn,
