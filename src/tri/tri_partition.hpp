@@ -287,6 +287,19 @@ TP_UNROLL
 // up to 16 points (interleaved m = 512: 81 -> 65; the streaming kernel spills), so double
 // keeps the one-sided reduction.
 constexpr int TP_TWIST_MIN_Q = 16;
+
+// Downward elimination of row i (both reductions): with row i-1 normalised to
+// pa x_first + x_{i-1} + pc x_i = pr, row i becomes a x_first + x_i + c x_{i+1} = r, stored in
+// a[i], c[i], r[i] and carried in (pa, pc, pr).
+template <int Q, class T, class Team>
+SG_HD void tp_down_step(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], int i, T &pa, T &pc, T &pr, T tol, long long row)
+{
+  const T ai = a[i], inv = tp_inv(tm, ai, b[i] - ai * pc, c[i], tol, row);
+  pa = a[i] = -ai * pa * inv;
+  pc = c[i] = c[i] * inv;
+  pr = r[i] = (r[i] - ai * pr) * inv;
+}
+
 template <int Q, class T, class Team>
 SG_HD void tp_chunk_reduce_twisted(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T tol, long long row0, long long rstep,
                                    tp_eq<T> &e0, tp_eq<T> &e1)
@@ -296,13 +309,7 @@ SG_HD void tp_chunk_reduce_twisted(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[
   T qa = 0, qc = -1, qr = 0;  // bottom: pseudo row "x_last - x_last = 0" makes row Q-2 the general case
 TP_UNROLL
   for (int k = 1; k < H; k++) {
-    {
-      const int i = k;
-      const T   ai = a[i], inv = tp_inv(tm, ai, b[i] - ai * pc, c[i], tol, row0 + i * rstep);
-      pa = a[i] = -ai * pa * inv;
-      pc = c[i] = c[i] * inv;
-      pr = r[i] = (r[i] - ai * pr) * inv;
-    }
+    tp_down_step<Q>(tm, a, b, c, r, k, pa, pc, pr, tol, row0 + k * rstep);
     {
       const int i = Q - 1 - k;
       const T   ci = c[i], inv = tp_inv(tm, a[i], b[i] - ci * qa, ci, tol, row0 + i * rstep);
@@ -353,12 +360,7 @@ SG_HD int tp_chunk_reduce(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r
   T pa = -1, pc = 0, pr = 0;  // pseudo row "x_first - x_first = 0" makes row 1 the general case
 TP_UNROLL
   for (int i = 1; i < Q; i++)
-    if (i < nrow) {
-      const T ai = a[i], inv = tp_inv(tm, ai, b[i] - ai * pc, c[i], tol, row0 + i * rstep);
-      pa = a[i] = -ai * pa * inv;
-      pc = c[i] = c[i] * inv;
-      pr = r[i] = (r[i] - ai * pr) * inv;
-    }
+    if (i < nrow) tp_down_step<Q>(tm, a, b, c, r, i, pa, pc, pr, tol, row0 + i * rstep);
   // upward: x_1 = ur - ua*x_first - uc*x_last, starting from the identity for x_last
   T ua = 0, uc = -1, ur = 0;
 TP_UNROLL
