@@ -417,7 +417,15 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a, co
   constexpr int ST = one_stages<T, K>();
   static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  T *S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);  // tensor copies need 128-byte aligned slots
+  // Tensor copies need 128-byte aligned slots. One right-hand side: offset the shared array
+  // itself, so the compiler keeps the shared address space (ld.shared); rounding the address as
+  // an integer loses it and every access below becomes a generic load. Measured on an H100
+  // (bench/trsv/README.md, 2026-11-24 fourth session): K = 1 fp64 5-10 % faster (n = 16384 LN
+  // 67.4 -> 72.2 % of copy), fp32 up to 6 %; but K = 16 10-20 % slower and K = 4 mixed, so the
+  // several-column instantiations keep the generic accesses.
+  T *S;
+  if constexpr (K == 1) S = (T *)(smem_raw + ((128u - (smem_u32(smem_raw) & 127u)) & 127u));
+  else S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);
   T *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
   __shared__ int s_job;
   if (a.prof && threadIdx.x == 0) atomicMin(a.prof + 15, gtimer());
