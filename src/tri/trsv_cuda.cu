@@ -139,7 +139,7 @@ template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
   load_tile<T, NB1, NT1>(S, a.V, I, I, a.unit);
   cp_commit();
   cp_wait<0>();
-  __syncthreads();
+  bar_sync<NT1>();
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[12] = gtimer();
   if (!a.unit) check_diag<T, NB1>(S, a.V, I, a.pivtol, 0, a.rep);
   T *X = S + SLOT1;
@@ -149,7 +149,7 @@ template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
   int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
   for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
   asm volatile("fence.proxy.async.global;\n" ::: "memory");  // the chain reads Dinv_I with the copy engine (async proxy)
-  __syncthreads();
+  bar_sync<NT1>();
   if (threadIdx.x == 0) st_release(a.ctl + 2 + I, a.epoch);  // after the barrier: releases the whole tile
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[14] = gtimer();
 }
@@ -189,14 +189,14 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
     const bool next = t + 1 < nitems;
     if (next) x_issue(j0 + t + 1);  // the L2 round trip overlaps this tile's work
     cp_wait<ST - 2>();
-    __syncthreads();
+    bar_sync<NT1>();
     gemv<T, NB1, G1, K>(S + (t % ST) * SLOT1, xs + (t & 1) * NB1 * K, acc);
     issue(t + ST - 1);
     if (next) x_finish(j0 + t + 1, xs + ((t + 1) & 1) * NB1 * K);
   }
   cp_wait<0>();
   store_groups<T, NB1, G1, K>(red, acc);
-  __syncthreads();
+  bar_sync<NT1>();
 #pragma unroll
   for (int q = 0; q < QB; q++) {
     const int e = tid + q * NT1, r = e % NB1, k = e / NB1;
@@ -288,19 +288,19 @@ template <class T, int K> __device__ __forceinline__ void chain_gemv_rows(const 
 // Nothing it waits for in the steady state is a global-memory round trip issued in the same
 // step: tiles, Dinv_I and b_I come through the cp.async ring (b_I with Dinv_I), the helpers'
 // sums of row I are loaded one row ahead, and the Dinv flags are polled 32 rows at a time.
-template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *red, T *xw, T *ys, T *bw, T *ts)
+// One right-hand side (PROD): the ring is filled by the copy warp (chain_producer), outside the
+// chain's barriers; s_bar[q] (full) completes when slot q holds its item, s_empty[q] when the
+// chain has read it. Several columns: the chain issues its own copies (issue()).
+template <class T, int K, int ST>
+__device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *red, T *xw, T *ys, T *bw, T *ts, unsigned long long *s_bar, unsigned long long *s_empty)
 {
   using R = typename LLw<T>::raw;
+  constexpr bool PROD = K == 1;
   constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
   __shared__ int                s_dready[2];  // alternating: two polls without a barrier between them never share a slot
-  __shared__ unsigned long long s_bar[ST];  // ring slot q's bulk copies complete on s_bar[q]: item u waits for phase u / ST
   if (a.prof && tid == 0) a.prof[8] = gtimer();
-  if (tid == 0)
-    for (int q = 0; q < ST; q++) mbar_init(s_bar + q);
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  __syncthreads();
   // item stream, in consumption order: for each row I, tiles (I, max(0,I-L)) .. (I, I-1), then
   // Dinv_I (a bulk copy into the item's ring slot; b_I by cp.async in the item's group)
   int  ci = 0, cj = 0, slot = 0, dready = 0, npoll = 0;  // dready: Dinv_0 .. Dinv_{dready-1} are published
@@ -319,7 +319,7 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
             }
             if (tid == 0) s_dready[npoll & 1] = ci + (~m ? __ffs(~m) - 1 : 32);
           }
-          __syncthreads();
+          bar_sync<NT1>();
           dready = s_dready[npoll++ & 1];
         }
         if (tid == 0) {
@@ -345,7 +345,8 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
       for (int k = 0; k < KP; k++) pr[k] = ll_ld(part(I, k));
     }
   };
-  for (int t = 0; t < ST - 1; t++) issue();
+  if constexpr (!PROD)
+    for (int t = 0; t < ST - 1; t++) issue();
   load_parts(0);
   if (a.prof && tid == 0) a.prof[9] = gtimer();
   int used = 0;  // items consumed
@@ -365,21 +366,24 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     for (int k = 0; k < K; k++) acc[k] = T(0);
     if (V.trans && K < 4 && tid % 32 == 0)  // the rows this lane sums (chain_gemv_rows); read back after barriers
       for (int e = (tid / 32) * (NB1 / (NT1 / 32)) * K; e < (tid / 32 + 1) * (NB1 / (NT1 / 32)) * K; e++) ts[e] = T(0);
+    const int lag0 = used;  // the row's first tile item
     for (int J = max(0, I - L); J < I; J++, used++) {
-      cp_wait<ST - 2>();
+      if constexpr (!PROD) cp_wait<ST - 2>();
       mbar_wait(s_bar + used % ST, (used / ST) & 1);
-      __syncthreads();
+      bar_sync<NT1>();
       tick(0);
       if (V.trans && K >= 4) gemv<T, NB1, G1, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc);
       else if (V.trans) chain_gemv_rows<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, ts, V.rev);
       else chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.rev);
       tick(1);
-      issue();
+      if constexpr (!PROD) issue();
       tick(5);
     }
-    cp_wait<ST - 2>();
+    if constexpr (!PROD) cp_wait<ST - 2>();
     mbar_wait(s_bar + used % ST, (used / ST) & 1);
-    __syncthreads();
+    bar_sync<NT1>();
+    if (PROD && tid == 0)
+      for (int u = lag0; u < used; u++) mbar_arrive(s_empty + u % ST);  // the row's tiles were read before this barrier
     tick(2);
     const T *Dinv = S + (used++ % ST) * SLOT1;
     if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
@@ -389,19 +393,21 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
     tick(3);
     load_parts(I + 1);
     store_groups<T, NB1, G1, K>(red, acc);
-    __syncthreads();
+    bar_sync<NT1>();
     form_rhs<T, NB1, NT1, K>(red, bw + (I % BW<K>()) * NB1 * K, ys, V.trans && K < 4 ? ts : nullptr);
-    __syncthreads();
+    bar_sync<NT1>();
     solve_diag<T, NB1, NT1, K>(V, I, Dinv, ys, red, a.nrhs, 0, a.rep, [&](int rr, int k, T x, bool valid) {
       if (valid) a.X[V.orig(I * NB1 + rr) + k * a.ldx] = x;
       xw[(I % XW<K>()) * NB1 * K + rr * K + k] = x;
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
     });
     tick(4);
-    issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
+    if constexpr (PROD) {
+      if (tid == 0) mbar_arrive(s_empty + (used - 1) % ST);  // Dinv_I was read before solve_diag's barrier
+    } else issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
     tick(5);
   }
-  cp_wait<0>();
+  if constexpr (!PROD) cp_wait<0>();
   if (a.prof && tid == 0) {
     for (int q = 0; q < 5; q++) a.prof[q] = pt[q];
     a.prof[5] = clock64() - t0;
@@ -411,8 +417,65 @@ template <class T, int K, int ST> __device__ void chain_job(const OneArgs<T> &a,
   }
 }
 
+// The copy warp of the one-right-hand-side chain: the chain's items in its order (row I: tiles
+// (I, max(0,I-L)) .. (I, I-1), then Dinv_I with b_I), each into ring slot u % ST once the chain has
+// read the slot's previous item. Tiles by one tensor copy (lane 0), or, for a partial last block
+// row or without a tensor map, by the warp's plain loads; Dinv_I by one bulk copy, b_I by the
+// warp's loads into the b window, published by the full barrier's arrival (release).
+template <class T, int ST>
+__device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *bw, unsigned long long *s_bar, unsigned long long *s_empty)
+{
+  const View<T> &V = a.V;
+  const int      lane = threadIdx.x % 32, nblk = a.nblk, n = V.n;
+  int            u = 0, dready = 0;
+  for (int I = 0; I < nblk; I++)
+    for (int J = max(0, I - a.L); J <= I; J++, u++) {
+      const int q = u % ST;
+      if (u >= ST) mbar_wait(s_empty + q, (u / ST - 1) & 1);
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the chain's reads of the slot before the copy engine's writes
+      T *dst = S + q * SLOT1;
+      if (J < I) {
+        const int i0 = I * NB1, j0 = J * NB1;
+        const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+        if (map && i0 + NB1 <= n) {
+          if (lane == 0) {
+            mbar_expect(s_bar + q, NB1 * NB1 * (unsigned)sizeof(T));
+            tma_load_2d(dst, map, r0, c0, s_bar + q);
+          }
+        } else {
+          for (int e = lane; e < NB1 * NB1; e += 32) {
+            const int uu = r0 + e % NB1, vv = c0 + e / NB1;
+            dst[e] = uu >= 0 && uu < n && vv >= 0 && vv < n ? V.A[uu + (long long)vv * V.lda] : T(0);
+          }
+          __syncwarp();
+          if (lane == 0) mbar_arrive(s_bar + q);
+        }
+      } else {
+        if (I >= dready) {  // Dinv_I (its job depends on nothing); learn about 31 more
+          unsigned m;
+          for (;;) {
+            const int jj = I + lane;
+            m            = __ballot_sync(~0u, jj >= nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
+            if (m & 1u) break;
+          }
+          dready = I + (~m ? __ffs(~m) - 1 : 32);
+        }
+        const int rows = min(NB1, n - I * NB1);
+        T        *bs   = bw + (I % BW<1>()) * NB1;
+        for (int rr = lane; rr < NB1; rr += 32) bs[rr] = rr < rows ? a.B[V.orig(I * NB1 + rr)] : T(0);
+        __syncwarp();
+        if (lane == 0) {
+          mbar_expect(s_bar + q, TILE1 * (unsigned)sizeof(T));
+          bulk_copy(dst, a.dinv + (size_t)I * TILE1, TILE1 * (unsigned)sizeof(T), s_bar + q);
+        }
+      }
+    }
+}
+
+// block size: one right-hand side adds the chain's copy warp
+template <int K> constexpr int one_threads() { return K == 1 ? NT1 + 32 : NT1; }
 template <class T, int K>
-__global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a, const __grid_constant__ CUtensorMap tmap)
+__global__ void __launch_bounds__(one_threads<K>(), 1) trsv_one_kernel(const OneArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   constexpr int ST = one_stages<T, K>();
   static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
@@ -427,12 +490,27 @@ __global__ void __launch_bounds__(NT1, 1) trsv_one_kernel(const OneArgs<T> a, co
   if constexpr (K == 1) S = (T *)(smem_raw + ((128u - (smem_u32(smem_raw) & 127u)) & 127u));
   else S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);
   T *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
-  __shared__ int s_job;
+  __shared__ int                s_job;
+  __shared__ unsigned long long s_bar[ST], s_empty[ST];  // the chain's ring: slot q full / read
   if (a.prof && threadIdx.x == 0) atomicMin(a.prof + 15, gtimer());
   if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
-  __syncthreads();
+  __syncthreads();  // every thread, the copy warp included
   const int I = s_job >> 4, c = s_job & 15;
-  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts);
+  if (c == JOB_CHAIN) {
+    if (threadIdx.x == 0)
+      for (int q = 0; q < ST; q++) {
+        mbar_init(s_bar + q);
+        mbar_init(s_empty + q);
+      }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    __syncthreads();
+  }
+  if (threadIdx.x >= NT1) {  // the copy warp (one right-hand side) feeds the chain and has no other job
+    if constexpr (K == 1)
+      if (c == JOB_CHAIN) chain_producer<T, ST>(a, a.bulk ? &tmap : nullptr, S, bw, s_bar, s_empty);
+    return;
+  }
+  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts, s_bar, s_empty);
   else if (c == JOB_INV) inv_job<T>(a, I, S);
   else helper_job<T, K, HST>(a, I, c, S, red, xw);
   if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
@@ -556,7 +634,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
     (void)cudaMemsetAsync(a.prof, 0xff, 24 * sizeof(unsigned long long), sg_stream(ctx));
   }
-  trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, NT1, smem, sg_stream(ctx)>>>(a, tmap);
+  trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, one_threads<K>(), smem, sg_stream(ctx)>>>(a, tmap);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (a.prof && st == SG_OK) {
     unsigned long long h[24];

@@ -43,6 +43,11 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
 }
 __device__ __forceinline__ void st_release(unsigned *p, unsigned v) { asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
 
+// Barrier over the NT threads that run the kernels' jobs (named barrier 1; the same as
+// __syncthreads when NT is the block size). The one-system kernel adds a copy warp that feeds the
+// chain and stays outside it.
+template <int NT> __device__ __forceinline__ void bar_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(NT) : "memory"); }
+
 // Tile (I,J) of M into S (column-major, leading dimension NB+1: conflict-free for both the
 // row-contiguous (N) and column-contiguous (T) copy patterns). Rows past n are zero; the
 // diagonal tile keeps its lower triangle, with 1 on the diagonal for unit / padding rows.
@@ -142,7 +147,7 @@ __device__ __forceinline__ void invert_level(const T *L, T *X, T *tmp)
     t[(bj * 8 + 2 * lc) * S + bi * 8 + lr]     = (T)d[0];
     t[(bj * 8 + 2 * lc + 1) * S + bi * 8 + lr] = (T)d[1];
   }
-  __syncthreads();
+  bar_sync<NT>();
   for (int q = w; q < NBLK; q += NW) {  // X21 = -X22 tmp (X22 lower)
     const int p = q / (NBS * NBS), bi = q % NBS, bj = (q / NBS) % NBS, o = 2 * S * p;
     const T  *t = tmp + p * S * S;
@@ -152,7 +157,7 @@ __device__ __forceinline__ void invert_level(const T *L, T *X, T *tmp)
     X[(o + bj * 8 + 2 * lc) * LDS + o + S + bi * 8 + lr]     = (T)-d[0];
     X[(o + bj * 8 + 2 * lc + 1) * LDS + o + S + bi * 8 + lr] = (T)-d[1];
   }
-  __syncthreads();
+  bar_sync<NT>();
 }
 template <class T, int NB, int NT, int S> __device__ __forceinline__ void invert_levels(const T *L, T *X, T *tmp, unsigned long long *st)
 {
@@ -200,7 +205,7 @@ __device__ void invert_lower(const T *L, T *X, T *tmp, unsigned long long *st = 
 #pragma unroll
     for (int i = 0; i < 8; i++) X[(o + j) * LDS + o + i] = x[i];
   }
-  __syncthreads();
+  bar_sync<NT>();
   if (st && threadIdx.x == 0) *st++ = clock64();
   invert_levels<T, NB, NT, 8>(L, X, tmp, st);
 }
@@ -267,7 +272,7 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, const T *ys, 
   for (int k = 0; k < K; k++) acc[k] = T(0);
   gemv<T, NB, G, K, true>(Dinv, ys, acc);
   store_groups<T, NB, G, K>(red, acc);
-  __syncthreads();
+  bar_sync<NT>();
   const int rows = min(NB, V.n - I * NB);
 #pragma unroll
   for (int q = 0; q < (NB * K + NT - 1) / NT; q++) {
