@@ -288,14 +288,25 @@ template <class T, int K> __device__ __forceinline__ void chain_gemv_rows(const 
 // Nothing it waits for in the steady state is a global-memory round trip issued in the same
 // step: tiles, Dinv_I and b_I come through the cp.async ring (b_I with Dinv_I), the helpers'
 // sums of row I are loaded one row ahead, and the Dinv flags are polled 32 rows at a time.
-// One right-hand side (PROD): the ring is filled by the copy warp (chain_producer), outside the
-// chain's barriers; s_bar[q] (full) completes when slot q holds its item, s_empty[q] when the
-// chain has read it. Several columns: the chain issues its own copies (issue()).
-template <class T, int K, int ST>
-__device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *red, T *xw, T *ys, T *bw, T *ts, unsigned long long *s_bar, unsigned long long *s_empty)
+// The hand-off between the copy warp and the chain, slot q of the ring: hardware barriers FULL(q)
+// (the copy warp arrives once slot q holds its item, the chain's 512 threads wait) and EMPTY(q)
+// (the chain's threads arrive once they have read it, the copy warp waits): 544 threads each.
+// Named barriers 2 .. 2 + 2 ST - 1 (0: __syncthreads, 1: the job threads' bar_sync).
+constexpr int CHAIN_BARS = NT1 + 32;
+__device__ __forceinline__ void bar_full_sync(int q) { asm volatile("bar.sync %0, %1;\n" ::"r"(2 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_full_arrive(int q) { asm volatile("bar.arrive %0, %1;\n" ::"r"(2 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_empty_sync(int q) { asm volatile("bar.sync %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_empty_arrive(int q) { asm volatile("bar.arrive %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
+
+// PROD (one right-hand side, every tile one tensor copy): the ring is filled by the copy warp
+// (chain_producer), outside the chain's own barriers, through FULL / EMPTY above (the copy engine's
+// completion is waited on s_bar by the copy warp itself). Otherwise the chain issues its own
+// copies (issue()).
+template <class T, int K, int ST, bool PROD>
+__device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *red, T *xw, T *ys, T *bw, T *ts, unsigned long long *s_bar)
 {
   using R = typename LLw<T>::raw;
-  constexpr bool PROD = K == 1;
+  static_assert(!PROD || K == 1, "the copy warp feeds one right-hand side");
   constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
@@ -366,24 +377,28 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
     for (int k = 0; k < K; k++) acc[k] = T(0);
     if (V.trans && K < 4 && tid % 32 == 0)  // the rows this lane sums (chain_gemv_rows); read back after barriers
       for (int e = (tid / 32) * (NB1 / (NT1 / 32)) * K; e < (tid / 32 + 1) * (NB1 / (NT1 / 32)) * K; e++) ts[e] = T(0);
-    const int lag0 = used;  // the row's first tile item
     for (int J = max(0, I - L); J < I; J++, used++) {
-      if constexpr (!PROD) cp_wait<ST - 2>();
-      mbar_wait(s_bar + used % ST, (used / ST) & 1);
-      bar_sync<NT1>();
+      if constexpr (PROD) bar_full_sync(used % ST);  // also the chain's barrier before the GEMV
+      else {
+        cp_wait<ST - 2>();
+        mbar_wait(s_bar + used % ST, (used / ST) & 1);
+        bar_sync<NT1>();
+      }
       tick(0);
       if (V.trans && K >= 4) gemv<T, NB1, G1, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc);
       else if (V.trans) chain_gemv_rows<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, ts, V.rev);
       else chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.rev);
       tick(1);
-      if constexpr (!PROD) issue();
+      if constexpr (PROD) bar_empty_arrive(used % ST);  // this thread has read the tile
+      else issue();
       tick(5);
     }
-    if constexpr (!PROD) cp_wait<ST - 2>();
-    mbar_wait(s_bar + used % ST, (used / ST) & 1);
-    bar_sync<NT1>();
-    if (PROD && tid == 0)
-      for (int u = lag0; u < used; u++) mbar_arrive(s_empty + u % ST);  // the row's tiles were read before this barrier
+    if constexpr (PROD) bar_full_sync(used % ST);
+    else {
+      cp_wait<ST - 2>();
+      mbar_wait(s_bar + used % ST, (used / ST) & 1);
+      bar_sync<NT1>();
+    }
     tick(2);
     const T *Dinv = S + (used++ % ST) * SLOT1;
     if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
@@ -402,9 +417,8 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
     });
     tick(4);
-    if constexpr (PROD) {
-      if (tid == 0) mbar_arrive(s_empty + (used - 1) % ST);  // Dinv_I was read before solve_diag's barrier
-    } else issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
+    if constexpr (PROD) bar_empty_arrive((used - 1) % ST);  // this thread has read Dinv_I and b_I
+    else issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
     tick(5);
   }
   if constexpr (!PROD) cp_wait<0>();
@@ -417,65 +431,70 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
   }
 }
 
-// The copy warp of the one-right-hand-side chain: the chain's items in its order (row I: tiles
+// The copy warp of the one-right-hand-side chain (launched only when every tile is one tensor
+// copy: a tensor map, n a multiple of 64): the chain's items in its order (row I: tiles
 // (I, max(0,I-L)) .. (I, I-1), then Dinv_I with b_I), each into ring slot u % ST once the chain has
-// read the slot's previous item. Tiles by one tensor copy (lane 0), or, for a partial last block
-// row or without a tensor map, by the warp's plain loads; Dinv_I by one bulk copy, b_I by the
-// warp's loads into the b window, published by the full barrier's arrival (release).
+// read the slot's previous item (EMPTY). Tiles by one tensor copy, Dinv_I by one bulk copy (lane 0),
+// b_I by the warp's loads into the b window. Item u is handed over (FULL) when its copy has landed
+// (s_bar, waited by this warp); up to PD copies are in flight meanwhile.
 template <class T, int ST>
-__device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *bw, unsigned long long *s_bar, unsigned long long *s_empty)
+__device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *bw, unsigned long long *s_bar)
 {
+  constexpr int  PD = 2;  // items issued ahead of the hand-over (< ST: the EMPTY wait of item u needs item u - ST handed over)
   const View<T> &V = a.V;
-  const int      lane = threadIdx.x % 32, nblk = a.nblk, n = V.n;
-  int            u = 0, dready = 0;
-  for (int I = 0; I < nblk; I++)
-    for (int J = max(0, I - a.L); J <= I; J++, u++) {
-      const int q = u % ST;
-      if (u >= ST) mbar_wait(s_empty + q, (u / ST - 1) & 1);
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the chain's reads of the slot before the copy engine's writes
-      T *dst = S + q * SLOT1;
-      if (J < I) {
-        const int i0 = I * NB1, j0 = J * NB1;
-        const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
-        if (map && i0 + NB1 <= n) {
-          if (lane == 0) {
-            mbar_expect(s_bar + q, NB1 * NB1 * (unsigned)sizeof(T));
-            tma_load_2d(dst, map, r0, c0, s_bar + q);
-          }
-        } else {
-          for (int e = lane; e < NB1 * NB1; e += 32) {
-            const int uu = r0 + e % NB1, vv = c0 + e / NB1;
-            dst[e] = uu >= 0 && uu < n && vv >= 0 && vv < n ? V.A[uu + (long long)vv * V.lda] : T(0);
-          }
-          __syncwarp();
-          if (lane == 0) mbar_arrive(s_bar + q);
-        }
-      } else {
-        if (I >= dready) {  // Dinv_I (its job depends on nothing); learn about 31 more
-          unsigned m;
-          for (;;) {
-            const int jj = I + lane;
-            m            = __ballot_sync(~0u, jj >= nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
-            if (m & 1u) break;
-          }
-          dready = I + (~m ? __ffs(~m) - 1 : 32);
-        }
-        const int rows = min(NB1, n - I * NB1);
-        T        *bs   = bw + (I % BW<1>()) * NB1;
-        for (int rr = lane; rr < NB1; rr += 32) bs[rr] = rr < rows ? a.B[V.orig(I * NB1 + rr)] : T(0);
-        __syncwarp();
-        if (lane == 0) {
-          mbar_expect(s_bar + q, TILE1 * (unsigned)sizeof(T));
-          bulk_copy(dst, a.dinv + (size_t)I * TILE1, TILE1 * (unsigned)sizeof(T), s_bar + q);
-        }
+  const int      lane = threadIdx.x % 32, nblk = a.nblk, n = V.n, L = a.L;
+  int            nitems = 0;
+  for (int I = 0; I < nblk; I++) nitems += I - max(0, I - L) + 1;
+  int  I = 0, J = 0, dready = 0;  // the next item to issue: (I, J), J == I: Dinv_I
+  auto issue = [&](int u) {
+    const int q = u % ST;
+    if (u >= ST) bar_empty_sync(q);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the chain's reads of the slot before the copy engine's writes
+    T *dst = S + q * SLOT1;
+    if (J < I) {
+      const int i0 = I * NB1, j0 = J * NB1;
+      const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+      if (lane == 0) {
+        mbar_expect(s_bar + q, NB1 * NB1 * (unsigned)sizeof(T));
+        tma_load_2d(dst, map, r0, c0, s_bar + q);
       }
+      J++;
+    } else {
+      if (I >= dready) {  // Dinv_I (its job depends on nothing); learn about 31 more
+        unsigned m;
+        for (;;) {
+          const int jj = I + lane;
+          m            = __ballot_sync(~0u, jj >= nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
+          if (m & 1u) break;
+        }
+        dready = I + (~m ? __ffs(~m) - 1 : 32);
+      }
+      const int rows = min(NB1, n - I * NB1);
+      T        *bs   = bw + (I % BW<1>()) * NB1;
+      for (int rr = lane; rr < NB1; rr += 32) bs[rr] = rr < rows ? a.B[V.orig(I * NB1 + rr)] : T(0);
+      if (lane == 0) {
+        mbar_expect(s_bar + q, TILE1 * (unsigned)sizeof(T));
+        bulk_copy(dst, a.dinv + (size_t)I * TILE1, TILE1 * (unsigned)sizeof(T), s_bar + q);
+      }
+      I++;
+      J = max(0, I - L);
     }
+  };
+  for (int u = 0; u < nitems + PD; u++) {
+    if (u < nitems) issue(u);
+    const int h = u - PD;  // hand item h over: its copy has landed (the warp's own stores are ordered by the barrier)
+    if (h >= 0) {
+      mbar_wait(s_bar + h % ST, (h / ST) & 1);
+      bar_full_arrive(h % ST);
+    }
+  }
+  for (int u = max(nitems, ST); u < nitems + ST; u++) bar_empty_sync(u % ST);  // the last items' EMPTY arrivals: every barrier completes
 }
 
-// block size: one right-hand side adds the chain's copy warp
-template <int K> constexpr int one_threads() { return K == 1 ? NT1 + 32 : NT1; }
-template <class T, int K>
-__global__ void __launch_bounds__(one_threads<K>(), 1) trsv_one_kernel(const OneArgs<T> a, const __grid_constant__ CUtensorMap tmap)
+// block size: PROD adds the chain's copy warp
+template <bool PROD> constexpr int one_threads() { return PROD ? NT1 + 32 : NT1; }
+template <class T, int K, bool PROD>
+__global__ void __launch_bounds__(one_threads<PROD>(), 1) trsv_one_kernel(const OneArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   constexpr int ST = one_stages<T, K>();
   static_assert(ST >= 3, "the inversion job needs three tiles of shared memory");
@@ -491,7 +510,8 @@ __global__ void __launch_bounds__(one_threads<K>(), 1) trsv_one_kernel(const One
   else S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);
   T *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
   __shared__ int                s_job;
-  __shared__ unsigned long long s_bar[ST], s_empty[ST];  // the chain's ring: slot q full / read
+  __shared__ unsigned long long s_bar[ST];  // the chain's ring: slot q's copy has landed
+  static_assert(ST <= 6, "named barriers 2 .. 13 for the chain's ring");
   if (a.prof && threadIdx.x == 0) atomicMin(a.prof + 15, gtimer());
   if (threadIdx.x == 0) s_job = a.jobs[atomicAdd(&a.ctl[0], 1u)];
   __syncthreads();  // every thread, the copy warp included
@@ -500,17 +520,16 @@ __global__ void __launch_bounds__(one_threads<K>(), 1) trsv_one_kernel(const One
     if (threadIdx.x == 0)
       for (int q = 0; q < ST; q++) {
         mbar_init(s_bar + q);
-        mbar_init(s_empty + q);
       }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     __syncthreads();
   }
-  if (threadIdx.x >= NT1) {  // the copy warp (one right-hand side) feeds the chain and has no other job
-    if constexpr (K == 1)
-      if (c == JOB_CHAIN) chain_producer<T, ST>(a, a.bulk ? &tmap : nullptr, S, bw, s_bar, s_empty);
+  if (threadIdx.x >= NT1) {  // the copy warp (PROD) feeds the chain and has no other job
+    if constexpr (PROD)
+      if (c == JOB_CHAIN) chain_producer<T, ST>(a, &tmap, S, bw, s_bar);
     return;
   }
-  if (c == JOB_CHAIN) chain_job<T, K, ST>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts, s_bar, s_empty);
+  if (c == JOB_CHAIN) chain_job<T, K, ST, PROD>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts, s_bar);
   else if (c == JOB_INV) inv_job<T>(a, I, S);
   else helper_job<T, K, HST>(a, I, c, S, red, xw);
   if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
@@ -622,10 +641,14 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
   a.unit   = P->diag == SG_UNIT;
   a.rep    = sg_dreport(ctx);
-  static bool attr = false;  // per instantiation
-  if (!attr) {
-    if ((st = sg_cuda_check(cudaFuncSetAttribute(trsv_one_kernel<T, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "trsv shared memory")) != SG_OK) return st;
-    attr = true;
+  // the copy warp when every chain tile is one tensor copy (one right-hand side; an odd n or an
+  // unaligned A: the chain issues its own copies, including the element-wise ones)
+  const bool   prod = K == 1 && a.bulk && n % NB1 == 0;
+  auto *const  kern = prod ? trsv_one_kernel<T, K, K == 1> : trsv_one_kernel<T, K, false>;
+  static bool  attr[2] = {false, false};  // per instantiation
+  if (!attr[prod]) {
+    if ((st = sg_cuda_check(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "trsv shared memory")) != SG_OK) return st;
+    attr[prod] = true;
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   a.prof = nullptr;
@@ -634,7 +657,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
     (void)cudaMemsetAsync(a.prof, 0xff, 24 * sizeof(unsigned long long), sg_stream(ctx));
   }
-  trsv_one_kernel<T, K><<<(unsigned)ctx->trsv_table_jobs, one_threads<K>(), smem, sg_stream(ctx)>>>(a, tmap);
+  kern<<<(unsigned)ctx->trsv_table_jobs, prod ? one_threads<true>() : one_threads<false>(), smem, sg_stream(ctx)>>>(a, tmap);
   st = sg_dev_report_fetch(ctx, rep, fail_one);
   if (a.prof && st == SG_OK) {
     unsigned long long h[24];
