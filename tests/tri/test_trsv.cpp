@@ -77,8 +77,11 @@ static double run_trsv(const Tri &M, const std::vector<T> &A, sg_trans tr, sg_di
 
 template <class T> static void sweep(bool quick)
 {
-  const std::vector<long long> ns = quick ? std::vector<long long>{1, 2, 3, 17, 64, 65, 257}
-                                          : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 257, 1000, 4099};
+  // multiples of 64 with lda = n (aligned): the GPU chain is fed by its copy warp (192: three block
+  // rows, a helper from row 2; 1280: two helper chunks per row from row 18); other orders: the chain
+  // issues its own copies
+  const std::vector<long long> ns = quick ? std::vector<long long>{1, 2, 3, 17, 64, 65, 192, 257}
+                                          : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 192, 257, 1000, 1280, 4099};
   std::mt19937_64 rng(2024 + sizeof(T));
   for (long long n : ns) {
     const long long lda = n % 2 ? n + 3 : n;  // odd orders: lda > n
@@ -204,6 +207,26 @@ template <class T> static void bad_inputs()
     A2[45 + 10 * n2] = (T)NAN;
     sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n2, 1, A2.data(), n2, B2.data(), 0, X2.data(), 0};
     expect<T>("LNN n=100 NaN in A(45,10)", P, 0.0, SG_ERR_NONFINITE, 45, false);
+  }
+  // breakdown on the copy-warp path (n a multiple of 64, lda = n): zero diagonal entries in block
+  // rows 2 and 3 (the smaller row is reported, every variant); a NaN in the lag tile (2,1) of LNN
+  {
+    const long long n3 = 256;
+    std::vector<T>  A3((size_t)(n3 * n3)), B3((size_t)n3), X3((size_t)n3);
+    for (T &v : B3) v = (T)0.5;
+    for (sg_uplo u : kUplo)
+      for (sg_trans t : kTrans) {
+        fill_tri(A3.data(), n3, n3, u, SG_NONUNIT, rng);
+        A3[130 + 130 * n3] = 0; A3[200 + 200 * n3] = 0;
+        sg_trsv_problem P = {prec<T>(), u, t, SG_NONUNIT, n3, 1, A3.data(), n3, B3.data(), 0, X3.data(), 0};
+        char            what[64];
+        snprintf(what, sizeof what, "%s n=256 zero diag rows 130,200", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 130, true);
+      }
+    fill_tri(A3.data(), n3, n3, SG_LOWER, SG_NONUNIT, rng);
+    A3[150 + 100 * n3] = (T)NAN;
+    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n3, 1, A3.data(), n3, B3.data(), 0, X3.data(), 0};
+    expect<T>("LNN n=256 NaN in A(150,100)", P, 0.0, SG_ERR_NONFINITE, 150, false);
   }
   // argument errors: nothing touched
   std::vector<T> A((size_t)(lda * n));
