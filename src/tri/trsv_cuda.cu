@@ -435,7 +435,7 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
 }
 
 // The copy warp of the one-right-hand-side chain (launched only when every tile is one tensor
-// copy: a tensor map, n a multiple of 64): the chain's items in its order (row I: tiles
+// copy: a tensor map, and n a multiple of 64 or a forward variant): the chain's items in its order (row I: tiles
 // (I, max(0,I-L)) .. (I, I-1), then Dinv_I with b_I), each into ring slot u % ST once the chain has
 // read the slot's previous item (EMPTY). Tiles by one tensor copy, Dinv_I by one bulk copy (lane 0),
 // b_I by the warp's loads into the b window. Item u is handed over (FULL) when its copy has landed
@@ -644,9 +644,12 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
   a.unit   = P->diag == SG_UNIT;
   a.rep    = sg_dreport(ctx);
-  // the copy warp when every chain tile is one tensor copy (one right-hand side; an odd n or an
-  // unaligned A: the chain issues its own copies, including the element-wise ones)
-  const bool   prod = K == 1 && a.bulk && n % NB1 == 0;
+  // the copy warp when every chain tile is one tensor copy (one right-hand side; an unaligned A, or
+  // a reflected variant of an order that is not a multiple of 64: the chain issues its own copies,
+  // including the element-wise ones)
+  // (a partial last block row is one tensor copy too when the box does not start before the matrix:
+  // its rows past n arrive as zeros; reflected variants would need negative coordinates)
+  const bool   prod = K == 1 && a.bulk && (n % NB1 == 0 || !a.V.rev);
   auto *const  kern = prod ? trsv_one_kernel<T, K, K == 1> : trsv_one_kernel<T, K, false>;
   static bool  attr[2] = {false, false};  // per instantiation
   if (!attr[prod]) {
