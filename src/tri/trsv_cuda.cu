@@ -10,10 +10,12 @@
 //    slots issued ahead of need, each completing on the slot's mbarrier: a tile is ONE tensor
 //    copy of a 64 x 64 box of A (the copy engine; 4096 per-thread cp.async or 64 line copies
 //    per tile were measured to cost the chain 0.6-0.85 us per tile just to issue), Dinv_I one
-//    bulk copy, b_I per-thread cp.async. Lag L = 1 by default (measured best). With one
-//    right-hand side and every tile one tensor copy, a 17th warp (the copy warp) issues them
-//    instead, outside the chain's barriers (issuing stalls the issuing thread ~0.2 us per copy),
-//    and hands each slot over through hardware named barriers (chain_producer).
+//    bulk copy, b_I per-thread cp.async. Lag L = 1 by default (measured best here). With one
+//    right-hand side and every tile one tensor copy, chain_prod runs instead: two copy warps
+//    (chain_producer: one issues, one hands over) feed the ring outside the chain's barriers
+//    (issuing stalls the issuing warp ~0.2 us per copy) through hardware named barriers, and the
+//    chain's 512 threads split into a critical group (x_I from x_{I-1}: one tile and Dinv_I, sums
+//    by shuffles, two barriers per row) and an off group (the row's other L-1 tiles beside it).
 //  - inversion jobs invert the diagonal tiles (Higham's method, trsv_cuda.cuh) into a
 //    workspace and publish each with a release flag; they depend on nothing.
 //  - helper jobs compute the rest of block row I (columns 0 .. I-L-1, in chunks of CT tiles,
@@ -62,7 +64,13 @@ template <class T, int K> constexpr int one_stages()
   const size_t st = (SMEM_OPTIN / sizeof(T) - one_extra<T, K>()) / SLOT1;
   return st > 6 ? 6 : (int)st;
 }
-template <class T, int K> constexpr size_t one_smem() { return sizeof(T) * ((size_t)one_stages<T, K>() * SLOT1 + one_extra<T, K>()); }
+// PROD (the copy-warp chain): slots of whole KB, 1024-byte aligned (the copy engine's 128-byte
+// swizzle repeats every 1024 bytes; prod_at assumes it starts at a slot)
+template <class T, bool PROD> constexpr int slot_vals() { return PROD ? (int)((SLOT1 * sizeof(T) + 1023) / 1024 * 1024 / sizeof(T)) : SLOT1; }
+template <class T, int K, bool PROD> constexpr size_t one_smem()
+{
+  return sizeof(T) * ((size_t)one_stages<T, K>() * slot_vals<T, PROD>() + one_extra<T, K>()) + (PROD ? 1024 : 0);
+}
 
 // ---- LL words: a value and the call's epoch, polled together (NCCL's LL protocol: each 8-byte
 // half {data, epoch} of a 16-byte volatile store is single-copy atomic)
@@ -135,8 +143,42 @@ __device__ __forceinline__ unsigned long long gtimer()
   asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
   return t;
 }
-// Inversion job: Dinv_I (layout of a shared-memory tile) to the workspace, then its flag.
-template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
+// ---- the copy-warp chain's thread layout (chain_prod): its 512 job threads are two groups of
+// eight warps, the critical group C (threads 0..255: x_I from x_{I-1}) and the off group O (256..511:
+// the tiles of the next row that need only older x). In either group thread t works on rows
+// r0 = prod_row(t) and r0 + 32 of a block row and on the eight columns g + 8q (g = t % 8, q = 0..7);
+// the eight lanes of a row are consecutive, so a row's products are summed by three shuffles inside
+// the warp (no shared-memory reduction, no barrier). Warp w (of its group) holds rows
+// 16 (w / 4) + {0, 2, 8, 10}[w % 4] + {0, 1, 4, 5}[lane / 8] (+ 32): with these rows every read of a
+// swizzled tile (prod_at) takes the fewest wavefronts in all four variants (fp64; fp32: two per 128
+// bytes), and x is read as eight 64-byte runs (checked exhaustively).
+constexpr int NTC = NT1 / 2;  // threads per group
+__device__ __forceinline__ int prod_row(int tid)
+{
+  const int w = (tid >> 5) & 7, rl = (tid >> 3) & 3;
+  return 16 * (w >> 2) + ((w & 1) << 1) + ((w & 2) << 2) + (rl & 1) + ((rl & 2) << 1);
+}
+// Dinv_I for C, thread-major (inv_job<T, true>): element k * NTC + t is Dinv(r0, g + 8k) for k < 4 (the
+// columns of row r0 < 32 that can be in the lower triangle) and Dinv(r0 + 32, g + 8(k - 4)) for k >= 4.
+constexpr int PDV = 12;                  // Dinv values per C thread
+constexpr int PD_VALS = PDV * NTC;       // values of a PROD Dinv tile; b_I follows (NB1 values)
+constexpr int PD_ITEM = PD_VALS + NB1;   // values of the chain's Dinv_I item
+// Element (r, c) of tile (I, J) of M in a ring slot filled by prod tensor copies: the 64 x 64 box of
+// A as NB1 / E boxes of E x 64 (E = 128 bytes of rows), each line of 128 bytes (one column of A)
+// swizzled by the copy engine (CU_TENSOR_MAP_SWIZZLE_128B: 16-byte chunk k of line v at k ^ (v % 8)).
+template <class T> __device__ __forceinline__ int prod_at(int r, int c, bool trans, bool rev)
+{
+  constexpr int E = 128 / (int)sizeof(T), P = 16 / (int)sizeof(T);
+  int           u = trans ? c : r, v = trans ? r : c;
+  if (rev) { u = NB1 - 1 - u; v = NB1 - 1 - v; }
+  const int ue = u % E;
+  return (u / E) * (NB1 * E) + v * E + (((ue / P) ^ (v & 7)) * P) + ue % P;
+}
+
+// Inversion job: Dinv_I to the workspace, then its flag. Layout: that of a shared-memory tile
+// (load_tile / gemv), or PROD (chain_prod): its own order (PDV above), so each thread of the chain's
+// critical group reads its twelve values conflict-free.
+template <class T, bool PROD> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
 {
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[11] = gtimer();
   load_tile<T, NB1, NT1>(S, a.V, I, I, a.unit);
@@ -148,9 +190,21 @@ template <class T> __device__ void inv_job(const OneArgs<T> &a, int I, T *S)
   T *X = S + SLOT1;
   invert_lower<T, NB1, NT1>(S, X, S + 2 * SLOT1, a.prof && I == 0 ? a.prof + 16 : nullptr);  // ends with a barrier
   if (a.prof && I == 0 && threadIdx.x == 0) a.prof[13] = gtimer();
-  const int4 *src = (const int4 *)X;
-  int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
-  for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
+  if constexpr (PROD) {  // and b_I after it (rows past n: 0), so that one copy brings both to the chain
+    T *dst = a.dinv + (size_t)I * TILE1;
+    for (int e = threadIdx.x; e < PD_VALS; e += NT1) {
+      const int t = e % NTC, k = e / NTC, r = prod_row(t) + (k < 4 ? 0 : 32), c = (t & 7) + 8 * (k < 4 ? k : k - 4);
+      dst[e] = X[c * (NB1 + 1) + r];
+    }
+    if (threadIdx.x < NB1) {
+      const int row = I * NB1 + threadIdx.x;
+      dst[PD_VALS + threadIdx.x] = row < a.V.n ? a.B[a.V.orig(row)] : T(0);
+    }
+  } else {
+    const int4 *src = (const int4 *)X;
+    int4       *dst = (int4 *)(a.dinv + (size_t)I * TILE1);
+    for (int e = threadIdx.x; e < TILE1 * (int)sizeof(T) / 16; e += NT1) dst[e] = src[e];
+  }
   asm volatile("fence.proxy.async.global;\n" ::: "memory");  // the chain reads Dinv_I with the copy engine (async proxy)
   bar_sync<NT1>();
   if (threadIdx.x == 0) st_release(a.ctl + 2 + I, a.epoch);  // after the barrier: releases the whole tile
@@ -205,6 +259,21 @@ template <class T, int K, int ST> __device__ void helper_job(const OneArgs<T> &a
     const int e = tid + q * NT1, r = e % NB1, k = e / NB1;
     if (e < NB1 * K) ll_st(a.part + ((size_t)(I * MAXH + c) * K + k) * NB1 + r, group_sum<T, NB1, G1, K>(red, r, k), a.epoch);
   }
+}
+
+// One warp: wait until Dinv_I is published; returns J > I such that Dinv_I .. Dinv_{J-1} are
+// (it looks at 32 flags at once; rows past nblk count as published). The acquire is lane i's for
+// Dinv_{I+i}: a lane that reads another lane's block has to order itself after it (__syncwarp).
+template <class T> __device__ __forceinline__ int dinv_ready(const OneArgs<T> &a, int I)
+{
+  const int lane = threadIdx.x % 32;
+  unsigned  m;
+  for (;;) {
+    const int jj = I + lane;
+    m            = __ballot_sync(~0u, jj >= a.nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
+    if (m & 1u) break;
+  }
+  return I + (~m ? __ffs(~m) - 1 : 32);
 }
 
 // The chain's tiles: tile (I, J) of M is a 64 x 64 box of A (transposed for op = T, reflected
@@ -301,15 +370,12 @@ __device__ __forceinline__ void bar_full_arrive(int q) { asm volatile("bar.arriv
 __device__ __forceinline__ void bar_empty_sync(int q) { asm volatile("bar.sync %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
 __device__ __forceinline__ void bar_empty_arrive(int q) { asm volatile("bar.arrive %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
 
-// PROD (one right-hand side, every tile one tensor copy): the ring is filled by the copy warp
-// (chain_producer), outside the chain's own barriers, through FULL / EMPTY above (the copy engine's
-// completion is waited on s_bar by the copy warp itself). Otherwise the chain issues its own
-// copies (issue()).
-template <class T, int K, int ST, bool PROD>
+// (One right-hand side with every tile one tensor copy runs chain_prod instead, fed by the copy
+// warp.) The chain issues its own copies (issue()).
+template <class T, int K, int ST>
 __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *red, T *xw, T *ys, T *bw, T *ts, unsigned long long *s_bar)
 {
   using R = typename LLw<T>::raw;
-  static_assert(!PROD || K == 1, "the copy warp feeds one right-hand side");
   constexpr int KP = K < 2 ? K : 2;  // partial sums prefetched in registers (more: polled when needed)
   const View<T> &V = a.V;
   const int      tid = threadIdx.x, g = tid / NB1, r = tid % NB1, nblk = a.nblk, L = a.L;
@@ -359,8 +425,7 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
       for (int k = 0; k < KP; k++) pr[k] = ll_ld(part(I, k));
     }
   };
-  if constexpr (!PROD)
-    for (int t = 0; t < ST - 1; t++) issue();
+  for (int t = 0; t < ST - 1; t++) issue();
   load_parts(0);
   if (a.prof && tid == 0) a.prof[9] = gtimer();
   int used = 0;  // items consumed
@@ -381,27 +446,20 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
     if (V.trans && K < 4 && tid % 32 == 0)  // the rows this lane sums (chain_gemv_rows); read back after barriers
       for (int e = (tid / 32) * (NB1 / (NT1 / 32)) * K; e < (tid / 32 + 1) * (NB1 / (NT1 / 32)) * K; e++) ts[e] = T(0);
     for (int J = max(0, I - L); J < I; J++, used++) {
-      if constexpr (PROD) bar_full_sync(used % ST);  // also the chain's barrier before the GEMV
-      else {
-        cp_wait<ST - 2>();
-        mbar_wait(s_bar + used % ST, (used / ST) & 1);
-        bar_sync<NT1>();
-      }
+      cp_wait<ST - 2>();
+      mbar_wait(s_bar + used % ST, (used / ST) & 1);
+      bar_sync<NT1>();
       tick(0);
       if (V.trans && K >= 4) gemv<T, NB1, G1, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc);
       else if (V.trans) chain_gemv_rows<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, ts, V.rev);
       else chain_gemv<T, K>(S + (used % ST) * SLOT1, xw + (J % XW<K>()) * NB1 * K, acc, V.rev);
       tick(1);
-      if constexpr (PROD) bar_empty_arrive(used % ST);  // this thread has read the tile
-      else issue();
+      issue();
       tick(5);
     }
-    if constexpr (PROD) bar_full_sync(used % ST);
-    else {
-      cp_wait<ST - 2>();
-      mbar_wait(s_bar + used % ST, (used / ST) & 1);
-      bar_sync<NT1>();
-    }
+    cp_wait<ST - 2>();
+    mbar_wait(s_bar + used % ST, (used / ST) & 1);
+    bar_sync<NT1>();
     tick(2);
     const T *Dinv = S + (used++ % ST) * SLOT1;
     if (g < one_chunks(I, L, a.CT)) {  // thread (g, r) adds helper g's sum of row r: the group sums combine them
@@ -420,11 +478,10 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
       if (I + L + 1 < nblk) ll_st(a.xll + ((size_t)I * NB1 + rr) * K + k, x, a.epoch);  // helpers read x_I from row I+L+1 on
     });
     tick(4);
-    if constexpr (PROD) bar_empty_arrive((used - 1) % ST);  // this thread has read Dinv_I and b_I
-    else issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
+    issue();  // into the slot of the previous item; Dinv_I was read before the last barrier
     tick(5);
   }
-  if constexpr (!PROD) cp_wait<0>();
+  cp_wait<0>();
   if (a.prof && tid == 0) {
     for (int q = 0; q < 5; q++) a.prof[q] = pt[q];
     a.prof[5] = clock64() - t0;
@@ -434,68 +491,284 @@ __device__ void chain_job(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *
   }
 }
 
-// The copy warp of the one-right-hand-side chain (launched only when every tile is one tensor
-// copy: a tensor map, and n a multiple of 64 or a forward variant): the chain's items in its order (row I: tiles
-// (I, max(0,I-L)) .. (I, I-1), then Dinv_I with b_I), each into ring slot u % ST once the chain has
-// read the slot's previous item (EMPTY). Tiles by one tensor copy, Dinv_I by one bulk copy (lane 0),
-// b_I by the warp's loads into the b window. Item u is handed over (FULL) when its copy has landed
-// (s_bar, waited by this warp); up to PD copies are in flight meanwhile.
-template <class T, int ST>
-__device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S, T *bw, unsigned long long *s_bar)
+// The copy warps of the one-right-hand-side chain (launched only when every tile is one tensor
+// copy: a tensor map, and n a multiple of 64 or a forward variant). The chain's items in its order
+// (row I: tiles (I, max(0,I-L)) .. (I, I-1), then Dinv_I with b_I) go to ring slot u % ST (SL values
+// apart). Warp ISSUE puts item u there once the chain has released the slot's previous item (EMPTY):
+// a tile as NB1 / E swizzled tensor copies (prod_at), Dinv_I + b_I as one bulk copy; it also keeps
+// the items 2 (L + 1) further on prefetched into L2. Warp HAND waits for each item to land (s_bar)
+// and hands over the items the chain synchronises on (FULL): Dinv_I, and the last tile (I, I-1) of a
+// row, which stands for the row's earlier tiles too. (Two warps: issuing a copy stalls its warp
+// ~0.2 us and may wait for a release, and a landed item must not wait behind that.)
+template <class T, int ST, int SL, bool ISSUE>
+__device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S, unsigned long long *s_bar)
 {
-  constexpr int  PD = 2;  // items issued ahead of the hand-over (< ST: the EMPTY wait of item u needs item u - ST handed over)
+  constexpr int  E = 128 / (int)sizeof(T);
   const View<T> &V = a.V;
-  const int      lane = threadIdx.x % 32, nblk = a.nblk, n = V.n, L = a.L;
+  const int      lane = threadIdx.x % 32, nblk = a.nblk, n = V.n, L = a.L, PF = 2 * (L + 1);
   int            nitems = 0;
   for (int I = 0; I < nblk; I++) nitems += I - max(0, I - L) + 1;
-  int  I = 0, J = 0, dready = 0;  // the next item to issue: (I, J), J == I: Dinv_I
-  auto issue = [&](int u) {
+  auto next = [&](int &ii, int &jj) {  // (I, J) -> the next item; J == I: Dinv_I
+    if (jj == ii) {
+      ii++;
+      jj = max(0, ii - L);
+    } else jj++;
+  };
+  if constexpr (!ISSUE) {
+    for (int h = 0, I = 0, J = 0; h < nitems; h++, next(I, J)) {
+      mbar_wait(s_bar + h % ST, (h / ST) & 1);
+      if (J >= I - 1) bar_full_arrive(h % ST);  // Dinv_I, or the row's last tile
+    }
+    return;
+  }
+  auto box = [&](int ii, int jj, int &r0, int &c0) {  // tile (ii, jj): its box of A
+    const int i0 = ii * NB1, j0 = jj * NB1;
+    r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0);
+    c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+  };
+  int I = 0, J = 0, pI = 0, pJ = 0, dready = 0;  // next item to issue, to prefetch
+  for (int p = 0; p < PF; p++) next(pI, pJ);
+  for (int u = 0; u < nitems; u++, next(I, J)) {
+    if (u + PF < nitems) {  // item u + PF into L2 (Dinv only once published; it is waited for when issued)
+      if (lane == 0) {
+        if (pJ < pI) {
+          int r0, c0;
+          box(pI, pJ, r0, c0);
+#pragma unroll
+          for (int k = 0; k < NB1 / E; k++)
+            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"((unsigned long long)map), "r"(r0 + k * E), "r"(c0) : "memory");
+        } else if (pI < dready)
+          asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a.dinv + (size_t)pI * TILE1), "r"(PD_ITEM * (unsigned)sizeof(T)) : "memory");
+      }
+      next(pI, pJ);
+    }
     const int q = u % ST;
     if (u >= ST) bar_empty_sync(q);
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the chain's reads of the slot before the copy engine's writes
-    T *dst = S + q * SLOT1;
+    T *dst = S + q * SL;
     if (J < I) {
-      const int i0 = I * NB1, j0 = J * NB1;
-      const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+      int r0, c0;
+      box(I, J, r0, c0);
       if (lane == 0) {
         mbar_expect(s_bar + q, NB1 * NB1 * (unsigned)sizeof(T));
-        tma_load_2d(dst, map, r0, c0, s_bar + q);
+#pragma unroll
+        for (int k = 0; k < NB1 / E; k++) tma_load_2d(dst + k * NB1 * E, map, r0 + k * E, c0, s_bar + q);
       }
-      J++;
     } else {
-      if (I >= dready) {  // Dinv_I (its job depends on nothing); learn about 31 more
-        unsigned m;
-        for (;;) {
-          const int jj = I + lane;
-          m            = __ballot_sync(~0u, jj >= nblk || ld_acquire(a.ctl + 2 + jj) == a.epoch);
-          if (m & 1u) break;
-        }
-        dready = I + (~m ? __ffs(~m) - 1 : 32);
-      }
-      const int rows = min(NB1, n - I * NB1);
-      T        *bs   = bw + (I % BW<1>()) * NB1;
-      for (int rr = lane; rr < NB1; rr += 32) bs[rr] = rr < rows ? a.B[V.orig(I * NB1 + rr)] : T(0);
+      if (I >= dready) dready = dinv_ready(a, I);  // Dinv_I (its job depends on nothing); learn about 31 more
       if (lane == 0) {
-        mbar_expect(s_bar + q, TILE1 * (unsigned)sizeof(T));
-        bulk_copy(dst, a.dinv + (size_t)I * TILE1, TILE1 * (unsigned)sizeof(T), s_bar + q);
+        mbar_expect(s_bar + q, PD_ITEM * (unsigned)sizeof(T));
+        bulk_copy(dst, a.dinv + (size_t)I * TILE1, PD_ITEM * (unsigned)sizeof(T), s_bar + q);
       }
-      I++;
-      J = max(0, I - L);
-    }
-  };
-  for (int u = 0; u < nitems + PD; u++) {
-    if (u < nitems) issue(u);
-    const int h = u - PD;  // hand item h over: its copy has landed (the warp's own stores are ordered by the barrier)
-    if (h >= 0) {
-      mbar_wait(s_bar + h % ST, (h / ST) & 1);
-      bar_full_arrive(h % ST);
     }
   }
   for (int u = max(nitems, ST); u < nitems + ST; u++) bar_empty_sync(u % ST);  // the last items' EMPTY arrivals: every barrier completes
 }
 
-// block size: PROD adds the chain's copy warp
-template <bool PROD> constexpr int one_threads() { return PROD ? NT1 + 32 : NT1; }
+// The chain with the copy warp (one right-hand side). Per block row I two barriers of all 512 job
+// threads; the critical group C carries x_I, the off group O works beside it (thread layout: prod_row).
+//   Ba(I) = FULL(Dinv_I, with b_I appended by the inversion job): x_{I-1} and off_I (row I's tiles
+//           that need only older x, summed by O) are visible. C: y = b_I - off_I - M(I,I-1) x_{I-1}
+//           - (the helpers' sums); the tile (I, I-1) is already in C's registers, so only x is
+//           read; y to shared memory.
+//   Bb(I) = FULL(tile (I+1, I)), which landed after the row's earlier tiles: y is visible.
+//           C: x_I = Dinv_I y (Dinv_I read after Ba(I)), published (shared x window, X, LL words
+//           for the helpers); the tile (I+1, I) into registers. O: off_{I+1} from the tiles
+//           (I+1, I+1-L) .. (I+1, I-1) and the x_J they need.
+// Each sum of a row is formed across its eight lanes by shuffles (two rows at once). Every job thread releases every
+// ring item (EMPTY) once, after the barrier that handed it over and, if it read the item, after
+// using what it read. Addresses and ring positions advance by additions; PROF (SG_TRSV_PROFILE) is a
+// compile-time switch.
+template <class T, int ST, int SL, bool PROF>
+__device__ void chain_prod(const OneArgs<T> &a, T *S, T *xw, T *ys, T *offw)
+{
+  using R = typename LLw<T>::raw;
+  constexpr int  NQ = 8, XWN = XW<1>(), E = 128 / (int)sizeof(T);
+  const View<T> &V = a.V;
+  const int      tid = threadIdx.x, nblk = a.nblk, L = a.L, n = V.n, g = tid & 7, r0 = prod_row(tid), r1 = r0 + 32;
+  const bool     crit = tid < NTC;
+  // this thread's element (r0, g + 8q) of a ring tile is ao[q % KA] + (q / KA) * as, and (r1, g + 8q)
+  // is dr further (the swizzle repeats every KA column groups; checked for every thread and variant)
+  constexpr int KA = 16 / (int)sizeof(T);
+  int           ao[KA];
+#pragma unroll
+  for (int q = 0; q < KA; q++) ao[q] = prod_at<T>(r0, g + 8 * q, V.trans, V.rev);
+  const int as = prod_at<T>(r0, g + 8 * KA, V.trans, V.rev) - ao[0];
+  const int dr = (V.rev ? -1 : 1) * (V.trans ? 32 * E : 32 * NB1);
+  auto      at = [&](int q) { return ao[q % KA] + (q / KA) * as; };
+  // Row sums of the pair (r0, r1): lanes g < 4 end with row r0's, g >= 4 with row r1's (one exchange
+  // of the other row's half, then a butterfly over four lanes). Lane g = 0 owns row r0, g = 4 row r1.
+  const bool hi = g & 4, own = (g & 3) == 0;
+  const int  rr = hi ? r1 : r0;
+  auto       rowsum2 = [&](T v0, T v1) {
+    T k = hi ? v1 : v0;
+    k += __shfl_xor_sync(~0u, hi ? v0 : v1, 4);
+    k += __shfl_xor_sync(~0u, k, 2);
+    return k + __shfl_xor_sync(~0u, k, 1);
+  };
+  const long long bs = V.rev ? -NB1 : NB1;  // row I's b / x at (origin of row r) + I * bs
+  __shared__ unsigned long long s_pt[6];     // PROF: thread 0's sums (shared memory: no registers held by every thread)
+  unsigned long long             tc = 0, t0 = 0;
+  auto                           tick = [&](int phase) {
+    if constexpr (PROF)
+      if (tid == 0) {
+        const unsigned long long t = clock64();
+        s_pt[phase] += t - tc;
+        tc = t;
+      }
+  };
+  if (PROF && tid == 0) {
+    a.prof[8] = gtimer();
+    for (int q = 0; q < 6; q++) s_pt[q] = 0;
+    a.prof[9] = gtimer();
+    tc = t0 = clock64();
+  }
+  int slot = 0;  // ring slot of the next item (Dinv_I at the top of row I)
+  if (crit) {
+    // helper g's sums of rows r0, r1 of row I at pw, pw + 32 (helper g covers row I once
+    // I > L + g*CT, i.e. one_chunks(I, L, CT) > g); row rr of x_I to xo and to the LL word xl
+    const int hfrom = L + g * a.CT;
+    const R  *pw    = a.part + (size_t)g * NB1 + r0;
+    T        *xo    = a.X + V.orig(rr);
+    R        *xl    = a.xll + rr;
+    const int qmax0 = (r0 - g) >> 3, qmax1 = (r1 - g) >> 3;  // Dinv(r, g + 8q) is in the lower triangle for q <= qmax
+    R         p0, p1;                                         // the helper's sums of the next row, requested a step ahead
+    T         tA0[NQ], tA1[NQ];                               // tile (I, I-1), rows r0, r1
+#pragma unroll
+    for (int q = 0; q < NQ; q++) tA0[q] = tA1[q] = T(0);
+    int xc = 0, xprev = XWN - 1, tslot = -1;  // x window rows of I, I-1; slot of tile (I, I-1)
+    for (int I = 0; I < nblk; I++, pw += MAXH * NB1, xo += bs, xl += NB1) {
+      const int sd = slot;
+      bar_full_sync(sd);  // Ba(I)
+      tick(0);
+      slot = slot + 1 < ST ? slot + 1 : 0;
+      T a0 = T(0), a1 = T(0), c0 = T(0), c1 = T(0);
+      if (I > 0) {
+        const T *x = xw + xprev * NB1 + g;
+#pragma unroll
+        for (int q = 0; q < NQ; q += 2) {
+          const T xa = x[8 * q], xb = x[8 * q + 8];
+          a0 = fma(tA0[q], xa, a0);
+          c0 = fma(tA0[q + 1], xb, c0);
+          a1 = fma(tA1[q], xa, a1);
+          c1 = fma(tA1[q + 1], xb, c1);
+        }
+      }
+      tick(1);
+      if (I > hfrom) {
+        a0 += ll_wait(pw, p0, a.epoch, false);
+        a1 += ll_wait(pw + 32, p1, a.epoch, false);
+      }
+      tick(3);
+      const bool more = I + 1 < nblk;
+      if (more && I + 1 > hfrom) {
+        p0 = ll_ld(pw + MAXH * NB1);
+        p1 = ll_ld(pw + MAXH * NB1 + 32);
+      }
+      const T sum = rowsum2(a0 + c0, a1 + c1);
+      if (own) ys[rr] = S[sd * SL + PD_VALS + rr] - offw[rr] - sum;  // b_I follows Dinv_I in its slot
+      if (tslot >= 0) bar_empty_arrive(tslot);                        // tile (I, I-1) used
+      T d[PDV];
+      {
+        const T *D = S + sd * SL + tid;
+#pragma unroll
+        for (int k = 0; k < PDV; k++) d[k] = D[k * NTC];
+      }
+      tick(1);
+      const int nt = more ? min(L, I + 1) : 0;  // tiles of row I+1, in slots slot .. slot + nt - 1
+      if (nt) bar_full_sync(slot + nt - 1 < ST ? slot + nt - 1 : slot + nt - 1 - ST);  // Bb(I)
+      else bar_sync<NT1>();
+      tick(2);
+      for (int t = 0; t < nt - 1; t++) {  // row I+1's earlier tiles: O's
+        bar_empty_arrive(slot);
+        slot = slot + 1 < ST ? slot + 1 : 0;
+      }
+      T y[NQ];
+#pragma unroll
+      for (int q = 0; q < NQ; q++) y[q] = ys[g + 8 * q];
+      T e0 = T(0), e1 = T(0), f1 = T(0);
+#pragma unroll
+      for (int q = 0; q < 4; q++)  // only the lower triangle: 0 * NaN must not reach rows that do not depend on it
+        if (q <= qmax0) e0 = fma(d[q], y[q], e0);
+#pragma unroll
+      for (int q = 0; q < NQ; q += 2) {
+        if (q <= qmax1) e1 = fma(d[4 + q], y[q], e1);
+        if (q + 1 <= qmax1) f1 = fma(d[5 + q], y[q + 1], f1);
+      }
+      const T x = rowsum2(e0, e1 + f1);
+      if (own) {
+        const bool v = I * NB1 + rr < n;
+        if (v) {
+          if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, V.orig(I * NB1 + rr), (double)x);
+          *xo = x;
+        }
+        xw[xc * NB1 + rr] = v ? x : T(0);
+        if (I + L + 1 < nblk) ll_st(xl, v ? x : T(0), a.epoch);  // helpers read x_I from row I+L+1 on
+      }
+      bar_empty_arrive(sd);  // Dinv_I used
+      tick(4);
+      if (nt) {  // tile (I+1, I) into registers; released once used in row I+1
+        tslot       = slot;
+        const T *Tt = S + slot * SL;
+#pragma unroll
+        for (int q = 0; q < NQ; q++) {
+          tA0[q] = Tt[at(q)];
+          tA1[q] = Tt[at(q) + dr];
+        }
+        slot = slot + 1 < ST ? slot + 1 : 0;
+      }
+      xprev = xc;
+      xc    = xc + 1 < XWN ? xc + 1 : 0;
+      tick(5);
+    }
+  } else {
+    // O: off_{I+1}
+    if (g == 0) offw[r0] = offw[r1] = T(0);
+    int xc = 0;  // x window row of I
+    for (int I = 0; I < nblk; I++) {
+      const int sd = slot;
+      bar_full_sync(sd);  // Ba(I)
+      slot = slot + 1 < ST ? slot + 1 : 0;
+      bar_empty_arrive(sd);  // Dinv_I: C's
+      const int nt = I + 1 < nblk ? min(L, I + 1) : 0;
+      if (nt) bar_full_sync(slot + nt - 1 < ST ? slot + nt - 1 : slot + nt - 1 - ST);  // Bb(I)
+      else bar_sync<NT1>();
+      T   s0 = T(0), s1 = T(0);
+      int first = slot;
+      for (int t = 0; t < nt - 1; t++) {  // tile (I+1, J), J = I+1-nt+t <= I-1: x_J is visible since Ba(I)
+        const int js = xc - (nt - 1 - t);
+        const T  *Tt = S + slot * SL, *x = xw + (js < 0 ? js + XWN : js) * NB1 + g;
+#pragma unroll
+        for (int q = 0; q < NQ; q++) {
+          const T xv = x[8 * q];
+          s0         = fma(Tt[at(q)], xv, s0);
+          s1         = fma(Tt[at(q) + dr], xv, s1);
+        }
+        slot = slot + 1 < ST ? slot + 1 : 0;
+      }
+      if (nt) {
+        const T o = rowsum2(s0, s1);
+        if (own) offw[rr] = o;
+        for (int t = 0; t < nt; t++) {  // the earlier tiles used; (I+1, I): C's
+          bar_empty_arrive(first);
+          first = first + 1 < ST ? first + 1 : 0;
+        }
+        slot = first;
+      }
+      xc = xc + 1 < XWN ? xc + 1 : 0;
+    }
+  }
+  if (PROF && tid == 0) {
+    for (int q = 0; q < 5; q++) a.prof[q] = s_pt[q];
+    a.prof[5]  = clock64() - t0;
+    a.prof[6]  = s_pt[5];
+    a.prof[7]  = nblk;
+    a.prof[10] = gtimer();
+  }
+}
+
+// block size: PROD adds the chain's two copy warps
+template <bool PROD> constexpr int one_threads() { return PROD ? NT1 + 64 : NT1; }
 template <class T, int K, bool PROD>
 __global__ void __launch_bounds__(one_threads<PROD>(), 1) trsv_one_kernel(const OneArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
@@ -508,10 +781,14 @@ __global__ void __launch_bounds__(one_threads<PROD>(), 1) trsv_one_kernel(const 
   // (bench/trsv/README.md, 2026-11-24 fourth session): K = 1 fp64 5-10 % faster (n = 16384 LN
   // 67.4 -> 72.2 % of copy), fp32 up to 6 %; but K = 16 10-20 % slower and K = 4 mixed, so the
   // several-column instantiations keep the generic accesses.
+  // PROD: 1024-byte alignment, the same way (slot_vals).
+  constexpr int SL = slot_vals<T, PROD>();
+  static_assert(one_smem<T, K, PROD>() <= SMEM_OPTIN, "shared memory");
   T *S;
-  if constexpr (K == 1) S = (T *)(smem_raw + ((128u - (smem_u32(smem_raw) & 127u)) & 127u));
+  if constexpr (PROD) S = (T *)(smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u));
+  else if constexpr (K == 1) S = (T *)(smem_raw + ((128u - (smem_u32(smem_raw) & 127u)) & 127u));
   else S = (T *)(((uintptr_t)smem_raw + 127) & ~(uintptr_t)127);
-  T *red = S + ST * SLOT1, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
+  T *red = S + ST * SL, *xw = red + G1 * NB1 * K, *ys = xw + XW<K>() * NB1 * K, *bw = ys + NB1 * K, *ts = bw + BW<K>() * NB1 * K;
   __shared__ int                s_job;
   __shared__ unsigned long long s_bar[ST];  // the chain's ring: slot q's copy has landed
   static_assert(ST <= 6, "named barriers 2 .. 13 for the chain's ring");
@@ -527,13 +804,21 @@ __global__ void __launch_bounds__(one_threads<PROD>(), 1) trsv_one_kernel(const 
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     __syncthreads();
   }
-  if (threadIdx.x >= NT1) {  // the copy warp (PROD) feeds the chain and has no other job
+  if (threadIdx.x >= NT1) {  // the copy warps (PROD) feed the chain and have no other job
     if constexpr (PROD)
-      if (c == JOB_CHAIN) chain_producer<T, ST>(a, &tmap, S, bw, s_bar);
+      if (c == JOB_CHAIN) {
+        if (threadIdx.x < NT1 + 32) chain_producer<T, ST, SL, true>(a, &tmap, S, s_bar);
+        else chain_producer<T, ST, SL, false>(a, &tmap, S, s_bar);
+      }
     return;
   }
-  if (c == JOB_CHAIN) chain_job<T, K, ST, PROD>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts, s_bar);
-  else if (c == JOB_INV) inv_job<T>(a, I, S);
+  if (c == JOB_CHAIN) {
+    if constexpr (PROD) {
+      if (a.prof) chain_prod<T, ST, SL, true>(a, S, xw, ys, red);
+      else chain_prod<T, ST, SL, false>(a, S, xw, ys, red);
+    }
+    else chain_job<T, K, ST>(a, a.bulk ? &tmap : nullptr, S, red, xw, ys, bw, ts, s_bar);
+  } else if (c == JOB_INV) inv_job<T, PROD>(a, I, S);
   else helper_job<T, K, HST>(a, I, c, S, red, xw);
   if (threadIdx.x == 0 && atomicAdd(&a.ctl[1], 1u) == gridDim.x - 1) {  // last job: reset for the next call
     a.ctl[0] = 0u;
@@ -577,10 +862,35 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
 {
   using R        = typename LLw<T>::raw;
   const int n    = (int)P->n, nblk = (n + NB1 - 1) / NB1;
-  const int L    = env_int("SG_TRSV_LAG", 1, 1, lag_max<K>());
+  const bool rev  = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS);
+  // the copy-warp chain (chain_prod) when every chain tile is one tensor copy: one right-hand side,
+  // A and its column stride 16-byte aligned, and a reflected variant (UN, LT) only when n is a
+  // multiple of 64 (its boxes would start before the matrix; seen on the H100: an illegal
+  // instruction). A partial last block row of a forward variant is whole boxes whose rows past n
+  // arrive as zeros. Otherwise the chain issues its own copies (64 x 64 boxes when aligned).
+  const bool aligned = (uintptr_t)P->A % 16 == 0 && (size_t)P->lda * sizeof(T) % 16 == 0 && (!rev || (size_t)n * sizeof(T) % 16 == 0) && !getenv("SG_TRSV_NOTMA");
+  CUtensorMap tmap;  // the chain's tiles by the copy engine (prod: 128-byte swizzled boxes of 128 bytes x 64 columns)
+  memset(&tmap, 0, sizeof tmap);
+  auto encode_map = [&](bool swz) {
+    PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
+    if (!encode) return false;
+    const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
+    const cuuint32_t box[2] = {swz ? 128u / (cuuint32_t)sizeof(T) : (cuuint32_t)NB1, NB1}, estr[2] = {1, 1};
+    return encode(&tmap, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, swz ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  };
+  const bool prod = K == 1 && aligned && (n % NB1 == 0 || !rev) && encode_map(true);
+  const bool bulk = prod || (aligned && encode_map(false));
+  // lag L: the helpers' sums cover columns up to I-L-1, the chain the last L tiles of row I. With the
+  // copy warps (chain_prod) its off group sums L-1 of them beside the critical step, so the helpers'
+  // global-memory round trip gets L rows of time. Measured on an H100 (bench/trsv/README.md,
+  // 2026-11-24 fifth session), % of copy at n = 16384 LN: fp64 L = 2 / 3: 77.7 / 68.8, fp32 58.4 /
+  // 45.4 (L = 1: 57 / 39, one version earlier); the chain that issues its own copies is best at L = 1.
+  const int L    = env_int("SG_TRSV_LAG", prod ? 2 : 1, 1, lag_max<K>());
   const int CT   = std::max(env_int("SG_TRSV_CT", 16, 1, 1 << 20), (nblk - 1 - L + MAXH - 1) / MAXH);
   sg_status st;
-  const size_t smem = one_smem<T, K>();
+  const size_t smem = prod ? one_smem<T, K, true>() : one_smem<T, K, false>();
   if ((int)smem > sg_cuda_smem_optin())
     return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "trsv needs %zu bytes of shared memory per block, the device allows %d", smem, sg_cuda_smem_optin());
   // control block, zeroed whenever (re)allocated: ticket, done, Dinv flags | x_J (LL) | partial sums (LL)
@@ -613,7 +923,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     ctx->trsv_table_jobs = (long long)jobs.size();
   }
   OneArgs<T> a;
-  a.V      = View<T>{(const T *)P->A, P->lda, n, (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), P->trans == SG_TRANS};
+  a.V      = View<T>{(const T *)P->A, P->lda, n, rev, P->trans == SG_TRANS};
   a.B      = (const T *)P->B;
   a.ldb    = P->nrhs > 1 ? P->ldb : P->n;
   a.X      = (T *)P->X;
@@ -622,19 +932,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.nblk   = nblk;
   a.CT     = CT;
   a.L      = L;
-  CUtensorMap tmap;  // the chain's tiles by the copy engine: A and its column stride 16-byte aligned
-  memset(&tmap, 0, sizeof tmap);
-  a.bulk = false;
-  // (reflected variants: the box starts at row n-64-..., so n too; seen on the H100: an illegal
-  // instruction otherwise)
-  if ((uintptr_t)P->A % 16 == 0 && (size_t)P->lda * sizeof(T) % 16 == 0 && (!a.V.rev || (size_t)n * sizeof(T) % 16 == 0) && !getenv("SG_TRSV_NOTMA")) {
-    if (PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder()) {
-      const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
-      const cuuint32_t box[2] = {NB1, NB1}, estr[2] = {1, 1};
-      a.bulk = encode(&tmap, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-    }
-  }
+  a.bulk   = bulk;
   a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   a.ctl    = (unsigned *)ctl;
   a.xll    = (R *)(ctl + off_x);
@@ -644,12 +942,6 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
   a.unit   = P->diag == SG_UNIT;
   a.rep    = sg_dreport(ctx);
-  // the copy warp when every chain tile is one tensor copy (one right-hand side; an unaligned A, or
-  // a reflected variant of an order that is not a multiple of 64: the chain issues its own copies,
-  // including the element-wise ones)
-  // (a partial last block row is one tensor copy too when the box does not start before the matrix:
-  // its rows past n arrive as zeros; reflected variants would need negative coordinates)
-  const bool   prod = K == 1 && a.bulk && (n % NB1 == 0 || !a.V.rev);
   auto *const  kern = prod ? trsv_one_kernel<T, K, K == 1> : trsv_one_kernel<T, K, false>;
   static bool  attr[2] = {false, false};  // per instantiation
   if (!attr[prod]) {
@@ -671,7 +963,8 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h, a.prof, sizeof h, cudaMemcpyDeviceToHost);
     (void)cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0);
     const double us = 1e3 / (khz > 0 ? khz : 1), steps = (double)(h[7] ? h[7] : 1);
-    fprintf(stderr, "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: tile wait %.3f, gemv %.3f, Dinv wait %.3f, sums wait %.3f, finish %.3f, issue %.3f us\n",
+    fprintf(stderr, prod ? "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: Ba wait %.3f, critical gemv %.3f, Bb wait %.3f, sums wait %.3f, finish %.3f, next row's tiles %.3f us\n"
+                         : "[trsv profile] n=%d L=%d CT=%d jobs=%lld: chain %.1f us for %llu rows; per row: tile wait %.3f, gemv %.3f, Dinv wait %.3f, sums wait %.3f, finish %.3f, issue %.3f us\n",
             n, L, CT, ctx->trsv_table_jobs, h[5] * us, h[7], h[0] * us / steps, h[1] * us / steps, h[2] * us / steps, h[3] * us / steps, h[4] * us / steps,
             h[6] * us / steps);
     const double t0 = (double)h[15];
