@@ -360,15 +360,18 @@ template <class T, int K> __device__ __forceinline__ void chain_gemv_rows(const 
 // Nothing it waits for in the steady state is a global-memory round trip issued in the same
 // step: tiles, Dinv_I and b_I come through the cp.async ring (b_I with Dinv_I), the helpers'
 // sums of row I are loaded one row ahead, and the Dinv flags are polled 32 rows at a time.
-// The hand-off between the copy warp and the chain, slot q of the ring: hardware barriers FULL(q)
-// (the copy warp arrives once slot q holds its item, the chain's 512 threads wait) and EMPTY(q)
-// (the chain's threads arrive once they have read it, the copy warp waits): 544 threads each.
-// Named barriers 2 .. 2 + 2 ST - 1 (0: __syncthreads, 1: the job threads' bar_sync).
+// The hand-off between the copy warps and the chain (chain_prod), slot q of the ring: hardware
+// barriers FULL(q) (the hand-over warp arrives once slot q holds its item, the chain's 512 threads
+// wait) and EMPTY(q) (the chain's threads arrive once they are done with it, the issuing warp waits):
+// 544 threads each. Named barriers 2 .. 2 + 2 ST - 1 (0: __syncthreads, 1: the job threads'
+// bar_sync). The chain's two groups reach them (and barrier 1, prod_sync) from different code, so
+// these are the non-aligned barrier instructions.
 constexpr int CHAIN_BARS = NT1 + 32;
-__device__ __forceinline__ void bar_full_sync(int q) { asm volatile("bar.sync %0, %1;\n" ::"r"(2 + q), "n"(CHAIN_BARS) : "memory"); }
-__device__ __forceinline__ void bar_full_arrive(int q) { asm volatile("bar.arrive %0, %1;\n" ::"r"(2 + q), "n"(CHAIN_BARS) : "memory"); }
-__device__ __forceinline__ void bar_empty_sync(int q) { asm volatile("bar.sync %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
-__device__ __forceinline__ void bar_empty_arrive(int q) { asm volatile("bar.arrive %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_full_sync(int q) { asm volatile("barrier.sync %0, %1;\n" ::"r"(2 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_full_arrive(int q) { asm volatile("barrier.arrive %0, %1;\n" ::"r"(2 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_empty_sync(int q) { asm volatile("barrier.sync %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void bar_empty_arrive(int q) { asm volatile("barrier.arrive %0, %1;\n" ::"r"(8 + q), "n"(CHAIN_BARS) : "memory"); }
+__device__ __forceinline__ void prod_sync() { asm volatile("barrier.sync 1, %0;\n" ::"n"(NT1) : "memory"); }
 
 // (One right-hand side with every tile one tensor copy runs chain_prod instead, fed by the copy
 // warp.) The chain issues its own copies (issue()).
@@ -677,7 +680,7 @@ __device__ void chain_prod(const OneArgs<T> &a, T *S, T *xw, T *ys, T *offw)
       tick(1);
       const int nt = more ? min(L, I + 1) : 0;  // tiles of row I+1, in slots slot .. slot + nt - 1
       if (nt) bar_full_sync(slot + nt - 1 < ST ? slot + nt - 1 : slot + nt - 1 - ST);  // Bb(I)
-      else bar_sync<NT1>();
+      else prod_sync();
       tick(2);
       for (int t = 0; t < nt - 1; t++) {  // row I+1's earlier tiles: O's
         bar_empty_arrive(slot);
@@ -732,7 +735,7 @@ __device__ void chain_prod(const OneArgs<T> &a, T *S, T *xw, T *ys, T *offw)
       bar_empty_arrive(sd);  // Dinv_I: C's
       const int nt = I + 1 < nblk ? min(L, I + 1) : 0;
       if (nt) bar_full_sync(slot + nt - 1 < ST ? slot + nt - 1 : slot + nt - 1 - ST);  // Bb(I)
-      else bar_sync<NT1>();
+      else prod_sync();
       T   s0 = T(0), s1 = T(0);
       int first = slot;
       for (int t = 0; t < nt - 1; t++) {  // tile (I+1, J), J = I+1-nt+t <= I-1: x_J is visible since Ba(I)
