@@ -291,13 +291,22 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
                "l"((unsigned long long)map), "r"(row), "r"(col), "r"(smem_u32(bar))
                : "memory");
 }
+// Tile (I, J) of M: the origin (r0, c0) in A of its 64 x 64 box (transposed for op = T, reflected
+// for UN / LT). Used by the chain's own copies and by the copy warps.
+template <class T> __device__ __forceinline__ void tile_box(const View<T> &V, int I, int J, int &r0, int &c0)
+{
+  const int n = V.n, i0 = I * NB1, j0 = J * NB1;
+  r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0);
+  c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+}
 // Off-diagonal tile (I, J) into the slot: one tensor copy (the copy engine; completes on bar), or
 // (no tensor map, or the partial last block row) element by element with cp.async (the item's
 // group; then thread 0 gives bar its arrival).
 template <class T> __device__ void chain_load(T *dst, const View<T> &V, int I, int J, const CUtensorMap *map, unsigned long long *bar)
 {
-  const int n = V.n, i0 = I * NB1, j0 = J * NB1, tid = threadIdx.x;
-  const int r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0), c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
+  const int n = V.n, i0 = I * NB1, tid = threadIdx.x;
+  int       r0, c0;
+  tile_box(V, I, J, r0, c0);
   if (map && i0 + NB1 <= n) {  // full tiles only: a partial one (the last block row) would need negative coordinates when reflected
     if (tid == 0) {
       mbar_expect(bar, NB1 * NB1 * (unsigned)sizeof(T));
@@ -524,11 +533,7 @@ __device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S
     }
     return;
   }
-  auto box = [&](int ii, int jj, int &r0, int &c0) {  // tile (ii, jj): its box of A
-    const int i0 = ii * NB1, j0 = jj * NB1;
-    r0 = V.rev ? n - NB1 - (V.trans ? j0 : i0) : (V.trans ? j0 : i0);
-    c0 = V.rev ? n - NB1 - (V.trans ? i0 : j0) : (V.trans ? i0 : j0);
-  };
+  auto box = [&](int ii, int jj, int &r0, int &c0) { tile_box(V, ii, jj, r0, c0); };
   int I = 0, J = 0, pI = 0, pJ = 0, dready = 0;  // next item to issue, to prefetch
   for (int p = 0; p < PF; p++) next(pI, pJ);
   for (int u = 0; u < nitems; u++, next(I, J)) {
