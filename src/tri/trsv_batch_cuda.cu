@@ -2,9 +2,11 @@
 // independent systems of n <= 512, uniform or variable orders, in one launch). Every variant
 // is a forward substitution with the effective lower matrix M of trsv_cuda.cuh (View).
 //
-// Three kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
-//  - one right-hand side and n <= STREAM_MAX_N (256): a warp per system with no shared memory,
-//    the matrix streamed into registers (trsv_batch_stream_kernel, below);
+// Four kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
+//  - one right-hand side: a warp per system with the matrix streamed into registers
+//    (trsv_batch_stream_kernel: 17 <= n <= 128, and op = N up to 256), or persistent warps with
+//    the matrix streamed through a per-lane cp.async ring in shared memory (trsv_batch_ring_kernel:
+//    n <= 16, two systems per warp; op = T n <= 256; n <= 512); the substitution in registers;
 //  - otherwise, n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
 //    only G = 32 is launched: the two-systems-per-warp G = 16 variant hung on the H100 at its
 //    first launch and was withdrawn), several warps per CTA, no CTA barrier at all. The segment first issues
@@ -289,25 +291,78 @@ __global__ void __maxnreg__(128) trsv_batch_warp_kernel(const BatchArgs<T> a)
   }
 }
 
+// ---------------------------------------------------------------- one right-hand side: shared steps
+// A G-lane segment solves one system; lane l owns rows e = r*G + l (r < NR), y[r] its b and then
+// its partial sums. Both one-right-hand-side kernels below use these three pieces.
+//
+// The diagonal d[r] of this lane's rows (n rows; ignored for a unit diagonal or past n) into
+// 1/d; a bad pivot is flagged and replaced by 1. True when any row of the segment was bad (then
+// nothing of the system may be written: the whole diagonal is checked first).
+template <class T, int G, int NR>
+__device__ __forceinline__ bool diag_inverse(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR], T (&inv)[NR])
+{
+  bool bad = false;
+#pragma unroll
+  for (int r = 0; r < NR; r++) {
+    const int e = r * G + l;
+    T         v = T(1);
+    if (!a.unit && e < n) {
+      v = d[r];
+      if (sg_trsv_bad_diag(v, a.pivtol)) {
+        sg_dev_flag(a.rep, sg_trsv_diag_class(v), sys, a.rev ? n - 1 - e : e, (double)v);
+        bad = true;
+        v   = T(1);
+      }
+    }
+    inv[r] = rcp(v);
+  }
+  const unsigned segmask = G == 32 ? FULL : ((1u << G) - 1u) << (seg * G);
+  return (__ballot_sync(FULL, bad) & segmask) != 0;
+}
+// Step q = qb*G + ql with the step's line m (op = N: M(e, q) for this lane's rows e > q; op = T:
+// M(q, e) for e < q; other entries are not read). op = N broadcasts x_q by one shuffle and every
+// lane updates its rows; op = T sums the lanes' products with the x_e they own (a butterfly of
+// log2 G shuffles) and the owner of row q finishes x_q. qb: an unrolled loop index.
+template <class T, int G, int NR, bool TR>
+__device__ __forceinline__ void subst_step(T (&y)[NR], const T (&inv)[NR], const T (&m)[NR], int qb, int ql, int l)
+{
+  if constexpr (!TR) {
+    const T xq = __shfl_sync(FULL, y[qb] * inv[qb], ql, G);
+    if (l > ql) y[qb] = fma(-m[qb], xq, y[qb]);  // rows q+1.. only: never 0 * (a non-finite x_q)
+#pragma unroll
+    for (int r = qb + 1; r < NR; r++) y[r] = fma(-m[r], xq, y[r]);
+  } else {
+    T v = T(0);
+#pragma unroll
+    for (int r = 0; r < qb; r++) v = fma(m[r], y[r], v);  // y of rows < q holds x; rows >= q (b) are not touched:
+    if (l < ql) v = fma(m[qb], y[qb], v);                  // never 0 * (a non-finite b)
+#pragma unroll
+    for (int o = G / 2; o > 0; o /= 2) v += __shfl_xor_sync(FULL, v, o, G);
+    if (l == ql) y[qb] = (y[qb] - v) * inv[qb];
+  }
+}
+// x of this lane's rows (< n) into X; a non-finite x is flagged (and stored).
+template <class T, int G, int NR, bool TR>
+__device__ __forceinline__ void store_x(const BatchArgs<T> &a, long long sys, int n, int l, const T (&y)[NR], const T (&inv)[NR], T *X)
+{
+#pragma unroll
+  for (int r = 0; r < NR; r++) {
+    const int e = r * G + l;
+    if (e < n) {
+      const T   x  = TR ? y[r] : y[r] * inv[r];
+      const int ie = a.rev ? n - 1 - e : e;
+      if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, sys, ie, (double)x);
+      X[ie] = x;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- warp per system, streamed
 // One right-hand side, n <= 32*NR: a warp per system and no shared memory, so that many warps
-// (systems) share an SM; each lane owns rows r*32 + l (r < NR) as in the segment kernel, but
-// the matrix lines come from global memory straight into registers, PF lines ahead of the step
-// that uses them (the loads do not depend on x). op = N (!TR): line j = column j of M (rows
-// j+1..n-1, contiguous in A), step j broadcasts x_j by one shuffle and every lane updates its
-// rows (the segment kernel's substitution). op = T: line i = row i of M (columns 0..i-1,
-// contiguous in A), step i sums the lanes' products with the x_j they own (a butterfly of 5
-// shuffles) and the owner of row i finishes x_i. Same checks as the segment kernel: the whole
-// diagonal before anything is written (a singular system keeps its B), non-finite results.
+// (systems) share an SM; the matrix lines come from global memory straight into registers, PF
+// lines ahead of the step that uses them (the loads do not depend on x). Line q of M: op = N
+// column q (rows q+1..n-1, contiguous in A), op = T row q (columns 0..q-1, a column of A).
 constexpr int SWPC = 4;  // warps (systems) per CTA
-// Used for one right-hand side and n <= STREAM_MAX_N. Measured on an H100 (bench/trsv, fp64,
-// % of copy LN / UT, speedup over cuBLAS trsmBatched), against the staged kernels (the segment
-// kernel up to n = 128, the CTA kernel above): n = 16: 52.6 / 38.7 % (1.53 / 1.59x) vs 0.85 /
-// 1.24x; 32: 73.3 / 65.8 % (4.57 / 4.22x) vs 3.6 / 3.9x; 64: 70.4 / 68.6 % (3.01 / 3.07x) vs
-// 2.5x; 128: 73.4 / 66.3 % (2.75 / 2.40x) vs 1.10 / 0.93x; 256: 76.8 / 65.3 % (2.90 / 2.55x) vs
-// 1.74 / 1.80x; 512: 35.6 / 26.0 % (2.38 / 1.73x) vs 2.58 / 2.55x (16 rows per lane: 255
-// registers and spills), so n = 512 stays with the CTA kernel.
-constexpr int STREAM_MAX_N = 256;
 // lines in flight per lane (measured: n = 128 LN 73.4 % with 4, 70.8 % with 8; n = 256 LN 76.8 %
 // with 4, 68.4 % with 2)
 template <int NR> constexpr int stream_pf() { return NR >= 4 ? 4 : 8; }
@@ -325,14 +380,13 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
   }
   if (n == 0) return;
   const T   *A = a.A[sys];
-  T         *X = a.X[sys];
   const bool rev = a.rev;
   auto orig = [&](int i) { return rev ? n - 1 - i : i; };
   auto at   = [&](int i, int j) -> const T * {  // M(i,j) = op(A)(orig(i), orig(j))
     const long long ai = orig(i), aj = orig(j);
     return A + (TR ? aj + ai * lda : ai + aj * lda);
   };
-  // the line of step q (q < n) into v: op = N rows i > q of column q, op = T columns j < q of row q
+  // the line of step q (q < n) into v
   auto line = [&](int q, T (&v)[NR]) {
 #pragma unroll
     for (int r = 0; r < NR; r++) {
@@ -343,24 +397,14 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
   T ring[PF][NR];
 #pragma unroll
   for (int p = 0; p < PF; p++) line(p, ring[p]);
-  T    y[NR], inv[NR];
-  bool bad = false;
+  T y[NR], d[NR], inv[NR];
 #pragma unroll
   for (int r = 0; r < NR; r++) {
     const int i = r * 32 + l;
-    y[r]        = i < n ? X[orig(i)] : T(0);
-    T d         = T(1);
-    if (!a.unit && i < n) {
-      d = *at(i, i);
-      if (sg_trsv_bad_diag(d, a.pivtol)) {
-        sg_dev_flag(a.rep, sg_trsv_diag_class(d), sys, orig(i), (double)d);
-        bad = true;
-        d   = T(1);
-      }
-    }
-    inv[r] = rcp(d);
+    y[r]        = i < n ? a.X[sys][orig(i)] : T(0);
+    d[r]        = i < n && !a.unit ? *at(i, i) : T(1);
   }
-  if (__any_sync(FULL, bad)) return;  // the whole diagonal was checked: nothing written
+  if (diag_inverse<T, 32, NR>(a, sys, n, l, 0, d, inv)) return;  // the whole diagonal was checked: nothing written
   // steps q = qb*32 + ql + p: qb and p unrolled (register indices), ql a loop (code size: the
   // fully unrolled 128+ steps overflowed the instruction cache)
 #pragma unroll
@@ -369,39 +413,194 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
     for (int q0 = qb * 32; q0 < qb * 32 + 32 && q0 < n; q0 += PF) {
 #pragma unroll
       for (int p = 0; p < PF; p++) {
-        const int q = q0 + p, ql = q - qb * 32;  // q % PF == p (PF divides 32)
+        const int q = q0 + p;  // q % PF == p (PF divides 32)
         T         m[NR];
 #pragma unroll
         for (int r = 0; r < NR; r++) m[r] = ring[p][r];
         line(q + PF, ring[p]);
-        if (q < n) {  // warp-uniform
-          if constexpr (!TR) {
-            const T xq = __shfl_sync(FULL, y[qb] * inv[qb], ql);
-            if (l > ql) y[qb] = fma(-m[qb], xq, y[qb]);  // rows q+1.. only: never 0 * (a non-finite x_q)
-#pragma unroll
-            for (int r = qb + 1; r < NR; r++) y[r] = fma(-m[r], xq, y[r]);
-          } else {
-            T v = T(0);
-#pragma unroll
-            for (int r = 0; r < qb; r++) v = fma(m[r], y[r], v);  // y of rows < q holds x; rows >= q (b) are not touched:
-            if (l < ql) v = fma(m[qb], y[qb], v);                  // never 0 * (a non-finite b)
-#pragma unroll
-            for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(FULL, v, o);
-            if (l == ql) y[qb] = (y[qb] - v) * inv[qb];
-          }
-        }
+        if (q < n) subst_step<T, 32, NR, TR>(y, inv, m, qb, q - qb * 32, l);  // warp-uniform
       }
     }
   }
-#pragma unroll
-  for (int r = 0; r < NR; r++) {
-    const int i = r * 32 + l;
-    if (i < n) {
-      const T x = TR ? y[r] : y[r] * inv[r];
-      if (!(fabs(x) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, sys, orig(i), (double)x);
-      X[orig(i)] = x;
-    }
+  store_x<T, 32, NR, TR>(a, sys, n, l, y, inv, a.X[sys]);
+}
+
+// ---------------------------------------------------------------- persistent warps, staged lines
+// One right-hand side: the matrix streams through a per-warp ring in shared memory and the
+// substitution runs in registers (the steps above). A segment of G lanes (G = 32, or G = 16: two
+// systems per warp in lockstep for n <= 16) solves one system. A system is a sequence of lines:
+// b, the diagonal, then the lines of steps q = 0..n-1 (as in the streamed kernel). Lines travel
+// in chunks of K: the header chunks hold b (line 0) and the diagonal (line 1), then chunk c holds
+// the lines of steps (c-H)*K .. +K-1. Every lane copies, by cp.async, exactly the elements it
+// later reads (element e of a line into the slot's element r*G+l), so the ring needs no barrier;
+// PF-1 chunks are in flight per warp without costing registers. Warps are persistent: warp w
+// solves the groups w, w+W, w+2W, ... and its ring runs on from one group into the next, so a
+// system's first chunks are in flight while the previous one is finished.
+// Used where it beats the streamed kernel (dispatch_batch), measured on the H100: the streamed
+// kernel keeps PF*NR line values in registers, which costs occupancy at n > 256 (16 rows per
+// lane), and one system per warp leaves half the lanes idle at n <= 16 and starts every
+// system's loads cold. Two variants measured and dropped: one line per cp.async group (issue-
+// bound: 65 instructions per step at n = 32, ncu), and the lines as tensor copies (cp.async.bulk
+// into the slot, completing on an mbarrier): 2-3x more instructions and 29-54 % of DRAM
+// bandwidth (n = 32 / 128 fp64).
+template <int NR> constexpr int ring_k() { return NR <= 2 ? 4 : NR <= 4 ? 2 : 1; }                         // lines per chunk
+template <int NR> constexpr int ring_pf() { return NR <= 1 ? 5 : NR <= 2 ? 4 : NR <= 4 ? 7 : NR <= 8 ? 10 : 8; }  // chunks per ring
+template <int NR> constexpr int ring_wpc() { return NR <= 2 ? 4 : NR <= 4 ? 2 : 1; }                        // warps per CTA
+template <class T, int G, int NR> constexpr size_t ring_smem()
+{
+  return sizeof(T) * (size_t)ring_pf<NR>() * ring_k<NR>() * G * NR * (32 / G) * ring_wpc<NR>();
+}
+
+template <class T> struct SysMeta {  // one system's arguments (n = INT_MIN: past the batch)
+  const T *A;
+  T       *X;
+  int      n, lda, ldx;
+};
+template <class T> __device__ __forceinline__ SysMeta<T> sys_meta(const BatchArgs<T> &a, long long s)
+{
+  SysMeta<T> m{nullptr, nullptr, INT_MIN, 0, 0};
+  if (s < a.nbatch) {
+    m.n   = a.nv ? a.nv[s] : a.n;
+    m.lda = a.ldav ? a.ldav[s] : a.lda;
+    m.ldx = a.ldxv ? a.ldxv[s] : a.ldx;
+    m.A   = a.A[s];
+    m.X   = a.X[s];
   }
+  return m;
+}
+template <class T> __device__ __forceinline__ bool sys_bad(const BatchArgs<T> &a, const SysMeta<T> &m)  // order / leading dimension out of range
+{
+  return m.n != INT_MIN && (m.n < 0 || m.n > a.n || (m.n > 0 && (m.lda < m.n || m.ldx < m.n)));
+}
+template <class T> __device__ __forceinline__ int sys_order(const BatchArgs<T> &a, const SysMeta<T> &m)  // 0: nothing to solve
+{
+  return m.n > 0 && !sys_bad(a, m) ? m.n : 0;
+}
+template <class T> __device__ __forceinline__ void cp_async_s(unsigned dst, const T *src)  // to a shared-window address
+{
+  if constexpr (sizeof(T) == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+template <class T, int G, int NR, bool TR>
+__global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(const BatchArgs<T> a, long long W)
+{
+  constexpr int K = ring_k<NR>(), PF = ring_pf<NR>(), H = (2 + K - 1) / K, LINE = G * NR, CHUNK = K * LINE, SPW = 32 / G;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
+  const T *const  ring = (const T *)smem_raw + (size_t)((threadIdx.x >> 5) * SPW + seg) * PF * CHUNK + l;  // this lane's element 0 of slot 0
+  const unsigned  ring_s = smem_u32(ring);
+  const long long w      = (long long)blockIdx.x * ring_wpc<NR>() + (threadIdx.x >> 5);  // group g of the warp: systems g*SPW + seg
+  const bool      rev = a.rev, unit = a.unit;
+  auto group_chunks = [&](int n) { return (int)__reduce_max_sync(FULL, n > 0 ? (unsigned)(H + (n + K - 1) / K) : 0u); };
+  auto group_end    = [&](const SysMeta<T> &m) { return !__any_sync(FULL, m.n != INT_MIN); };
+
+  // issue cursor: chunk ic of the group ig (this segment's system I of order in, 0 when it has
+  // nothing to solve); icl = this lane's element of step iq's line, idp = the step from one line to the next
+  long long  ig = w;
+  SysMeta<T> I = sys_meta(a, ig * SPW + seg), In;
+  int        ic = 0, ichunks = 0, islot = 0, in = 0, iq = 0;
+  bool       iend = false;
+  const T   *icl = nullptr;
+  long long  idp = 0;
+  auto next_group = [&](bool first) {  // from I (or the next group) on to the first group with chunks
+    for (;; first = false) {
+      if (!first) ig += W, I = In;
+      In      = sys_meta(a, (ig + W) * SPW + seg);
+      in      = sys_order(a, I);
+      ichunks = group_chunks(in), iend = group_end(I);
+      if (iend || ichunks > 0) break;  // (empty groups: reported by the consumer)
+    }
+    ic = 0, iq = 0;
+    if (in > 0) icl = I.A + (rev ? (long long)(in - 1) * I.lda + (in - 1 - l) : l), idp = rev ? -(long long)I.lda : I.lda;
+  };
+  next_group(true);
+  auto issue = [&]() {  // chunk ic into slot islot, then on to the next chunk
+    if (!iend) {
+      const unsigned d = ring_s + (unsigned)(islot * CHUNK * sizeof(T));
+      if (ic < H) {  // header: b (line 0) and the diagonal (line 1)
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+          const int ln = ic * K + k;
+          if (ln > 1) break;
+#pragma unroll
+          for (int r = 0; r < NR; r++) {
+            const int e = r * G + l;
+            if (e < in && (ln == 0 || !unit)) {
+              const long long oe = rev ? in - 1 - e : e;
+              cp_async_s(d + (unsigned)((k * LINE + r * G) * sizeof(T)), ln == 0 ? I.X + oe : I.A + oe * ((long long)I.lda + 1));
+            }
+          }
+        }
+      } else {  // steps iq .. iq+K-1 (lines past the order: none)
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+          const int q = iq + k;
+#pragma unroll
+          for (int r = 0; r < NR; r++) {
+            const int e = r * G + l;
+            if (q < in && (TR ? e < q : (e > q && e < in))) cp_async_s(d + (unsigned)((k * LINE + r * G) * sizeof(T)), icl + k * idp + (rev ? -r * G : r * G));
+          }
+        }
+        iq += K, icl += K * idp;
+      }
+      if (++ic == ichunks) next_group(false);
+    }
+    cp_commit();  // an empty group past the end keeps the count
+    islot = islot + 1 == PF ? 0 : islot + 1;
+  };
+  for (int p = 0; p < PF - 1; p++) issue();
+
+  int  cslot = 0;
+  T    m[K][NR];
+  auto take = [&](int rlo, int rhi) {  // the next chunk: wait for it, read it, refill its predecessor's slot
+    cp_wait<PF - 2>();
+    const T *s = ring + cslot * CHUNK;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+      for (int r = 0; r < NR; r++)
+        if (r >= rlo && r < rhi) m[k][r] = s[k * LINE + r * G];
+    cslot = cslot + 1 == PF ? 0 : cslot + 1;
+    issue();
+  };
+
+  for (long long cg = w;; cg += W) {
+    const long long sys = cg * SPW + seg;
+    SysMeta<T>      C   = sys_meta(a, sys);
+    if (group_end(C)) break;
+    if (sys_bad(a, C) && l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, C.n, 0.0);
+    const int n = sys_order(a, C);  // this segment's order (0: nothing to write)
+    const int chunks = group_chunks(n);
+    if (chunks == 0) continue;
+    const int steps = (chunks - H) * K;  // >= the group's largest order; steps past a system's order touch only rows past it
+    T         y[NR], d[NR], inv[NR];
+#pragma unroll
+    for (int hc = 0; hc < H; hc++) {
+      take(0, NR);
+#pragma unroll
+      for (int k = 0; k < K; k++)
+#pragma unroll
+        for (int r = 0; r < NR; r++) {
+          if (hc * K + k == 0) y[r] = m[k][r];
+          if (hc * K + k == 1) d[r] = m[k][r];
+        }
+    }
+    const bool bad = diag_inverse<T, G, NR>(a, sys, n, l, seg, d, inv);
+#pragma unroll
+    for (int qb = 0; qb < NR; qb++) {
+      if (qb * G >= steps) break;  // warp-uniform
+#pragma unroll 1
+      for (int q0 = 0; q0 < G && qb * G + q0 < steps; q0 += K) {  // K divides G: a chunk stays in one row block
+        if constexpr (!TR) take(qb, NR);
+        else take(0, qb + 1);
+#pragma unroll
+        for (int k = 0; k < K; k++) subst_step<T, G, NR, TR>(y, inv, m[k], qb, q0 + k, l);
+      }
+    }
+    if (!bad) store_x<T, G, NR, TR>(a, sys, n, l, y, inv, C.X);
+  }
+  cp_wait<0>();
 }
 
 template <class T> BatchArgs<T> make_args(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol)
@@ -472,21 +671,62 @@ template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_ba
   else trsv_batch_stream_kernel<T, NR, false><<<grid, 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
+// Persistent grid: as many warps as fit on the device (occupancy x SMs), but no more than the
+// groups need, and balanced: every warp solves the same number of groups (+-1).
+// SG_TRSV_BATCH_WARPS caps the warps (tests: several groups per warp with few systems).
+template <class T, int G, int NR, bool TR> sg_status launch_ring_t(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  const BatchArgs<T> a    = make_args<T>(ctx, B, pivtol);
+  constexpr size_t   smem = ring_smem<T, G, NR>();
+  constexpr int      WPC  = ring_wpc<NR>();
+  auto               kernel = trsv_batch_ring_kernel<T, G, NR, TR>;
+  static int         per_sm = 0;  // resident CTAs per SM (once per instantiation)
+  sg_status          st;
+  if (!per_sm) {
+    if (smem > 48 * 1024 && (st = sg_cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "batched trsv shared memory")) != SG_OK)
+      return st;
+    if ((st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * WPC, smem), rep, "batched trsv occupancy")) != SG_OK) return st;
+    if (per_sm < 1) return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "batched trsv: no CTA of %zu bytes of shared memory fits on an SM", smem);
+  }
+  const long long groups = (B->nbatch + 32 / G - 1) / (32 / G);
+  long long       wmax   = (long long)per_sm * sg_cuda_num_sms() * WPC;
+  wmax                   = std::min<long long>(wmax, env_int("SG_TRSV_BATCH_WARPS", 1 << 30, 1, 1 << 30));
+  const long long per_w  = (groups + wmax - 1) / wmax;            // groups per warp
+  const long long W      = (groups + per_w - 1) / per_w;          // warps, balanced
+  const long long ctas   = (W + WPC - 1) / WPC;
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  kernel<<<(unsigned)ctas, 32 * WPC, smem, sg_stream(ctx)>>>(a, ctas * WPC);
+  return sg_dev_report_fetch(ctx, rep, fail_batch);
+}
+template <class T, int G, int NR> sg_status launch_ring(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  return B->trans == SG_TRANS ? launch_ring_t<T, G, NR, true>(ctx, B, pivtol, rep) : launch_ring_t<T, G, NR, false>(ctx, B, pivtol, rep);
+}
 // segment width G and rows per lane NR by the bound n; 4 right-hand sides per substitution
 template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  // (one right-hand side never comes here: n <= STREAM_MAX_N takes the streamed kernel)
+  // (one right-hand side never comes here: it takes the ring kernel)
   const bool tr = B->trans == SG_TRANS;
   return tr ? launch_warp<T, G, NR, 4, true>(ctx, B, pivtol, rep) : launch_warp<T, G, NR, 4, false>(ctx, B, pivtol, rep);
 }
 
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  if (B->nrhs == 1 && B->n <= STREAM_MAX_N) {
+  // one right-hand side: the ring kernel where it measured faster than the streamed one (H100,
+  // % of copy, fp64 / fp32, LN and LT, same run): n = 16: 62.6 / 58.7 and 47.3 / 44.0 against
+  // 52.9 / 39.1 and 32.2 / 25.2; op = T n = 256: 75.0 / 65.5 against 65.8 / 59.3; n = 512 (the
+  // streamed kernel cannot hold 16 rows per lane; the CTA kernel before): 62.1 / 47.9 and
+  // 59.8 / 53.0 against 50.1 / 50.3 and 41.8 / 41.7. The streamed kernel stays ahead at
+  // n = 32 (73.6 / 66.3 against 65.2 / 59.6), 64 (70.7 / 68.8 against 66.9 / 65.7) and op = N 256
+  // in fp32 (70.2 against 62.1); 128 is even.
+  if (B->nrhs == 1) {
+    const bool tr = B->trans == SG_TRANS;
+    if (B->n <= 16) return launch_ring<T, 16, 1>(ctx, B, pivtol, rep);
     if (B->n <= 32) return launch_stream<T, 1>(ctx, B, pivtol, rep);
     if (B->n <= 64) return launch_stream<T, 2>(ctx, B, pivtol, rep);
     if (B->n <= 128) return launch_stream<T, 4>(ctx, B, pivtol, rep);
-    return launch_stream<T, 8>(ctx, B, pivtol, rep);
+    if (B->n <= 256) return tr ? launch_ring_t<T, 32, 8, true>(ctx, B, pivtol, rep) : launch_stream<T, 8>(ctx, B, pivtol, rep);
+    return launch_ring<T, 32, 16>(ctx, B, pivtol, rep);
   }
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
   if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);

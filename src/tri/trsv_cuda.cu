@@ -854,14 +854,6 @@ void build_jobs(int nblk, int L, int CT, std::vector<int> &jobs)
   }
 }
 
-int env_int(const char *name, int def, int lo, int hi)
-{
-  const char *s = getenv(name);
-  if (!s) return def;
-  const int v = atoi(s);
-  return v < lo ? lo : (v > hi ? hi : v);
-}
-
 sg_status fail_one(sg_report *rep, int cls, long long, long long row, double value) { return sg_trsv_report_fail(rep, cls, -1, row, value); }
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }

@@ -10,7 +10,18 @@
 #include "sys/sg_cuda.cuh"
 #include "tri/trsv_internal.hpp"
 
+#include <cstdlib>
+
 namespace sgtrsv {
+
+// A tuning knob from the environment (host side), clamped to [lo, hi]; def when unset.
+inline int env_int(const char *name, int def, int lo, int hi)
+{
+  const char *s = getenv(name);
+  if (!s) return def;
+  const int v = atoi(s);
+  return v < lo ? lo : (v > hi ? hi : v);
+}
 
 
 template <class T> struct View {  // effective lower M of op(A)
