@@ -40,8 +40,8 @@ pack() {
   strip --strip-unneeded "$tmp"/petsc/lib/libpetsc.so.*.*.* 2>/dev/null || true
   tar -C "$tmp/petsc" -cf - . | xz -T2 -6 > "$CARRY/petsc.tar.xz"; rm -rf "$tmp"
   fi
-  say "packing build $BUILD"
-  (cd "$BUILD" && find . -name '*.o' -prune -o -name CMakeFiles -prune -o \( -type f -o -type l \) -print | tar -cf - -T -) \
+  say "packing build $BUILD (no objects or static archives: the GPU machine only runs it)"
+  (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.a' -prune -o -name CMakeFiles -prune -o \( -type f -o -type l \) -print | tar -cf - -T -) \
     | xz -T2 -6 > "$CARRY/build.tar.xz"
   # Debian runtime libraries the GPU machine (Ubuntu) might lack; used only where missing.
   rm -rf "$CARRY/lib"; mkdir -p "$CARRY/lib"
