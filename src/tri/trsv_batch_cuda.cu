@@ -439,10 +439,11 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
 // Used where it beats the streamed kernel (dispatch_batch), measured on the H100: the streamed
 // kernel keeps PF*NR line values in registers, which costs occupancy at n > 256 (16 rows per
 // lane), and one system per warp leaves half the lanes idle at n <= 16 and starts every
-// system's loads cold. Two variants measured and dropped: one line per cp.async group (issue-
-// bound: 65 instructions per step at n = 32, ncu), and the lines as tensor copies (cp.async.bulk
-// into the slot, completing on an mbarrier): 2-3x more instructions and 29-54 % of DRAM
-// bandwidth (n = 32 / 128 fp64).
+// system's loads cold. Variants measured and dropped (bench/trsv/README.md): one line per
+// cp.async group (issue-bound: 65 instructions per step at n = 32, ncu); the lines as tensor
+// copies (cp.async.bulk into the slot, completing on an mbarrier: 2-3x more instructions, 29-54 %
+// of DRAM bandwidth at n = 32 / 128 fp64); 16-byte cp.async.cg pieces copied for the whole warp;
+// deeper rings; two systems per warp at n = 32..128. All slower.
 // Shapes used (dispatch_batch): 1 row per lane (n <= 16), 8 and 16. Chunks in the ring, measured
 // on the H100 (% of copy, same lease): 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 /
 // 75.5 / 62.2 % with 3 / 4 / 5 / 10 / 14 chunks; 1 row: n = 16 op = T 60.1 / 60.5 / 58.9 % with
@@ -557,7 +558,10 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
 
   int  cslot = 0;
   T    m[K][NR];
-  auto take = [&](int rlo, int rhi) {  // the next chunk: wait for it, read it, refill its predecessor's slot
+  // The next chunk: wait for it, read it, refill its predecessor's slot. Each lane refills only
+  // elements it read itself, with earlier ld.shared instructions that the in-order shared-memory
+  // pipeline performs before a later cp.async has even fetched its global data.
+  auto take = [&](int rlo, int rhi) {
     cp_wait<PF - 2>();
     const T *s = ring + cslot * CHUNK;
 #pragma unroll
