@@ -4,9 +4,9 @@
 //
 // Four kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
 //  - one right-hand side: a warp per system with the matrix streamed into registers
-//    (trsv_batch_stream_kernel: 17 <= n <= 128, and op = N up to 256), or persistent warps with
+//    (trsv_batch_stream_kernel: 17 <= n <= 64, and fp32 op = N 129..256), or persistent warps with
 //    the matrix streamed through a per-lane cp.async ring in shared memory (trsv_batch_ring_kernel:
-//    n <= 16, two systems per warp; op = T n <= 256; n <= 512); the substitution in registers;
+//    the rest up to n = 512; two systems per warp for n <= 16); the substitution in registers;
 //  - otherwise, n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
 //    only G = 32 is launched: the two-systems-per-warp G = 16 variant hung on the H100 at its
 //    first launch and was withdrawn), several warps per CTA, no CTA barrier at all. The segment first issues
@@ -444,13 +444,14 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
 // copies (cp.async.bulk into the slot, completing on an mbarrier: 2-3x more instructions, 29-54 %
 // of DRAM bandwidth at n = 32 / 128 fp64); 16-byte cp.async.cg pieces copied for the whole warp;
 // deeper rings; two systems per warp at n = 32..128. All slower.
-// Shapes used (dispatch_batch): 1 row per lane (n <= 16), 8 and 16. Chunks in the ring, measured
-// on the H100 (% of copy, same lease): 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 /
-// 75.5 / 62.2 % with 3 / 4 / 5 / 10 / 14 chunks; 1 row: n = 16 op = T 60.1 / 60.5 / 58.9 % with
-// 3 / 4 / 5 (op = N even); 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8.
-template <int NR> constexpr int ring_k() { return NR <= 1 ? 4 : 1; }                     // lines per chunk (divides G)
-template <int NR> constexpr int ring_pf() { return NR <= 1 ? 4 : NR <= 8 ? 5 : 8; }       // chunks per ring
-template <int NR> constexpr int ring_wpc() { return NR <= 1 ? 4 : 1; }                    // warps per CTA
+// Shapes used (dispatch_batch): 1 row per lane (n <= 16), 4, 8 and 16. Chunks in the ring,
+// measured on the H100 (% of copy, same lease): 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 /
+// 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 / 10 / 14 chunks; 1 row: n = 16 op = T 60.1 / 60.5 / 58.9 %
+// with 3 / 4 / 5 (op = N even); 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8;
+// 4 rows (2 lines per chunk): n = 128 fp64 op = T 71.3 % with 4 chunks, 68.0 % with 7.
+template <int NR> constexpr int ring_k() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }             // lines per chunk (divides G)
+template <int NR> constexpr int ring_pf() { return NR <= 4 ? 4 : NR <= 8 ? 5 : 8; }             // chunks per ring
+template <int NR> constexpr int ring_wpc() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }            // warps per CTA
 template <class T, int G, int NR> constexpr size_t ring_smem()
 {
   return sizeof(T) * (size_t)ring_pf<NR>() * ring_k<NR>() * G * NR * (32 / G) * ring_wpc<NR>();
@@ -721,19 +722,20 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   // one right-hand side: the ring kernel where it measured faster than the streamed one (H100,
-  // % of copy, fp64 / fp32, LN and LT, same run): n = 16: 62.6 / 58.7 and 47.3 / 44.0 against
-  // 52.9 / 39.1 and 32.2 / 25.2; op = T n = 256: 75.0 / 65.5 against 65.8 / 59.3; n = 512 (the
-  // streamed kernel cannot hold 16 rows per lane; the CTA kernel before): 62.1 / 47.9 and
-  // 59.8 / 53.0 against 50.1 / 50.3 and 41.8 / 41.7. The streamed kernel stays ahead at
-  // n = 32 (73.6 / 66.3 against 65.2 / 59.6), 64 (70.7 / 68.8 against 66.9 / 65.7) and op = N 256
-  // in fp32 (70.2 against 62.1); 128 is even.
+  // % of copy, same lease; bench/trsv/README.md, "Session of 2026-11-24 (sixth)"): n = 16 (fp64
+  // LN / LT 62.6 / 58.7 against 52.9 / 39.1), n = 65..128 (fp64 73.8 / 71.3 against 73.9 / 67.1,
+  // fp32 61.2 / 62.5 against 60.2 / 60.7), n = 129..256 except fp32 op = N (fp64 80.2 / 76.8
+  // against 77.5 / 65.8), n = 257..512 (the streamed kernel cannot hold 16 rows per lane; the CTA
+  // kernel ran before: fp64 62.1 / 47.9 against 50.1 / 50.3). The streamed kernel stays ahead at
+  // n = 17..64 (fp64 n = 32: 73.6 / 66.3 against 65.2 / 59.6) and for fp32 op = N at 129..256
+  // (71.2 against 62.2).
   if (B->nrhs == 1) {
     const bool tr = B->trans == SG_TRANS;
     if (B->n <= 16) return launch_ring<T, 16, 1>(ctx, B, pivtol, rep);
     if (B->n <= 32) return launch_stream<T, 1>(ctx, B, pivtol, rep);
     if (B->n <= 64) return launch_stream<T, 2>(ctx, B, pivtol, rep);
-    if (B->n <= 128) return launch_stream<T, 4>(ctx, B, pivtol, rep);
-    if (B->n <= 256) return tr ? launch_ring_t<T, 32, 8, true>(ctx, B, pivtol, rep) : launch_stream<T, 8>(ctx, B, pivtol, rep);
+    if (B->n <= 128) return launch_ring<T, 32, 4>(ctx, B, pivtol, rep);
+    if (B->n <= 256) return tr || sizeof(T) == 8 ? launch_ring<T, 32, 8>(ctx, B, pivtol, rep) : launch_stream<T, 8>(ctx, B, pivtol, rep);
     return launch_ring<T, 32, 16>(ctx, B, pivtol, rep);
   }
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);

@@ -382,8 +382,8 @@ template <class T> static void batch_sweep(bool quick)
 {
   std::mt19937_64 rng(99 + sizeof(T));
   // CUDA paths by the bound n: nrhs = 1: the persistent ring kernel for n <= 16 (two systems per
-  // warp), op = T 129..256 (8 rows per lane) and 257..512 (16), the streamed warp kernel for
-  // the rest (1, 2, 4, 8 rows per lane: n <= 32, 64, 128, 256); otherwise a
+  // warp), 65..128 (4 rows per lane), 129..256 (8; fp32 op = N: the streamed kernel) and
+  // 257..512 (16), the streamed warp kernel for 17..64 (1, 2 rows per lane); otherwise a
   // warp per system with 1..4 rows per lane (n <= 32, 64, 96, 128), a CTA per system (n > 128);
   // nrhs 1 / 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
   const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100}
