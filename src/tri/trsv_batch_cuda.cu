@@ -444,17 +444,21 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
 // copies (cp.async.bulk into the slot, completing on an mbarrier: 2-3x more instructions, 29-54 %
 // of DRAM bandwidth at n = 32 / 128 fp64); 16-byte cp.async.cg pieces copied for the whole warp;
 // deeper rings; two systems per warp at n = 32..128. All slower.
-// Shapes used (dispatch_batch): 1 row per lane (n <= 16), 4, 8 and 16. Chunks in the ring,
-// measured on the H100 (% of copy, same lease): 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 /
-// 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 / 10 / 14 chunks; 1 row: n = 16 op = T 60.1 / 60.5 / 58.9 %
-// with 3 / 4 / 5 (op = N even); 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8;
-// 4 rows (2 lines per chunk): n = 128 fp64 op = T 71.3 % with 4 chunks, 68.0 % with 7.
-template <int NR> constexpr int ring_k() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }             // lines per chunk (divides G)
-template <int NR> constexpr int ring_pf() { return NR <= 4 ? 4 : NR <= 8 ? 5 : 8; }             // chunks per ring
-template <int NR> constexpr int ring_wpc() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }            // warps per CTA
+// Shapes used (dispatch_batch): 1 row per lane (n <= 16), 4, 8 and 16. Lines per chunk and
+// chunks in the ring, measured on the H100 (% of copy, same lease):
+//  - 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 /
+//    10 / 14 chunks of one line;
+//  - 1 row: n = 16 op = T 60.1 / 60.5 / 58.9 % with 3 / 4 / 5 chunks of 4 lines (op = N even);
+//  - 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8 chunks of one line;
+//  - 4 rows, n = 128, LN / LT: fp64 73.7 / 70.8 (4 chunks of 2 lines), 74.2 / 74.2 (3 of 2),
+//    70.9 / 72.8 (3 of 4), 73.3 / 74.3 (6 of 1); fp32 61.3 / 62.6, 60.1 / 62.5, 63.1 / 63.6,
+//    60.6 / 57.1.
+template <class T, int NR> constexpr int ring_k() { return NR <= 1 ? 4 : NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : 1; }  // lines per chunk (divides G)
+template <class T, int NR> constexpr int ring_pf() { return NR <= 1 ? 4 : NR <= 4 ? 3 : NR <= 8 ? 5 : 8; }          // chunks per ring
+template <int NR> constexpr int ring_wpc() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }                                 // warps per CTA
 template <class T, int G, int NR> constexpr size_t ring_smem()
 {
-  return sizeof(T) * (size_t)ring_pf<NR>() * ring_k<NR>() * G * NR * (32 / G) * ring_wpc<NR>();
+  return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_k<T, NR>() * G * NR * (32 / G) * ring_wpc<NR>();
 }
 
 template <class T> struct SysMeta {  // one system's arguments (n = INT_MIN: past the batch)
@@ -491,7 +495,7 @@ template <class T> __device__ __forceinline__ void cp_async_s(unsigned dst, cons
 template <class T, int G, int NR, bool TR>
 __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(const BatchArgs<T> a, long long W)
 {
-  constexpr int K = ring_k<NR>(), PF = ring_pf<NR>(), H = (2 + K - 1) / K, LINE = G * NR, CHUNK = K * LINE, SPW = 32 / G;
+  constexpr int K = ring_k<T, NR>(), PF = ring_pf<T, NR>(), H = (2 + K - 1) / K, LINE = G * NR, CHUNK = K * LINE, SPW = 32 / G;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
   const T *const  ring = (const T *)smem_raw + (size_t)((threadIdx.x >> 5) * SPW + seg) * PF * CHUNK + l;  // this lane's element 0 of slot 0
