@@ -727,8 +727,8 @@ template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B,
 {
   // one right-hand side: the ring kernel where it measured faster than the streamed one (H100,
   // % of copy, same lease; bench/trsv/README.md, "Session of 2026-11-24 (sixth)"): n = 16 (fp64
-  // LN / LT 62.6 / 58.7 against 52.9 / 39.1), n = 65..128 (fp64 73.8 / 71.3 against 73.9 / 67.1,
-  // fp32 61.2 / 62.5 against 60.2 / 60.7), n = 129..256 except fp32 op = N (fp64 80.2 / 76.8
+  // LN / LT 62.6 / 58.7 against 52.9 / 39.1), n = 65..128 (fp64 74.2 / 74.2 against 73.9 / 67.1,
+  // fp32 63.1 / 63.6 against 60.2 / 60.7), n = 129..256 except fp32 op = N (fp64 80.2 / 76.8
   // against 77.5 / 65.8), n = 257..512 (the streamed kernel cannot hold 16 rows per lane; the CTA
   // kernel ran before: fp64 62.1 / 47.9 against 50.1 / 50.3). The streamed kernel stays ahead at
   // n = 17..64 (fp64 n = 32: 73.6 / 66.3 against 65.2 / 59.6) and for fp32 op = N at 129..256
