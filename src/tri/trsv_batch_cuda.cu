@@ -726,7 +726,7 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   // one right-hand side: the ring kernel where it measured faster than the streamed one (H100,
-  // % of copy, same lease; bench/trsv/README.md, "Session of 2026-11-24 (sixth)"): n = 16 (fp64
+  // % of copy, from same-lease A/B runs, bench/trsv/README.md, "Session of 2026-11-24 (sixth)"): n = 16 (fp64
   // LN / LT 62.6 / 58.7 against 52.9 / 39.1), n = 65..128 (fp64 74.2 / 74.2 against 73.9 / 67.1,
   // fp32 63.1 / 63.6 against 60.2 / 60.7), n = 129..256 except fp32 op = N (fp64 80.2 / 76.8
   // against 77.5 / 65.8), n = 257..512 (the streamed kernel cannot hold 16 rows per lane; the CTA
