@@ -30,10 +30,10 @@
 //    Why: the old CTA-per-system kernel inverted every 32 x 32 diagonal block with ~10
 //    barriers; at n <= 64 that inversion was all the work (7.95 % of copy bandwidth at
 //    n = 32 fp64, below cuBLAS trsmBatched).
-//  - larger orders: one CTA of 128 threads per system walks the 32 x 32 tiles of its M in
-//    order through a cp.async ring (no flags needed); diagonal tiles are inverted
+//  - several right-hand sides and larger orders: one CTA of 128 threads per system walks the
+//    32 x 32 tiles of its M in order through a cp.async ring (no flags needed); diagonal tiles are inverted
 //    (trsv_cuda.cuh, Higham's method) and applied as GEMVs.
-// Both kernels: a system of order 0 is skipped; an order or leading dimension out of range
+// All four kernels: a system of order 0 is skipped; an order or leading dimension out of range
 // flags SG_FAIL_PIVOT_NONFINITE (reported as SG_ERR_ARG naming the system) and leaves the
 // system untouched; with a non-unit diagonal the WHOLE diagonal is checked before anything
 // is written, so a singular system keeps its B; a non-finite solution entry flags
@@ -363,8 +363,8 @@ __device__ __forceinline__ void store_x(const BatchArgs<T> &a, long long sys, in
 // lines ahead of the step that uses them (the loads do not depend on x). Line q of M: op = N
 // column q (rows q+1..n-1, contiguous in A), op = T row q (columns 0..q-1, a column of A).
 constexpr int SWPC = 4;  // warps (systems) per CTA
-// lines in flight per lane (measured: n = 128 LN 73.4 % with 4, 70.8 % with 8; n = 256 LN 76.8 %
-// with 4, 68.4 % with 2)
+// lines in flight per lane (measured when this kernel also ran n = 65..128: n = 128 LN 73.4 %
+// with 4, 70.8 % with 8; n = 256 LN 76.8 % with 4, 68.4 % with 2)
 template <int NR> constexpr int stream_pf() { return NR >= 4 ? 4 : 8; }
 template <class T, int NR, bool TR>
 __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const BatchArgs<T> a)
@@ -674,15 +674,17 @@ template <class T, int G, int NR, int K, bool TR> sg_status launch_warp(sg_ctx *
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
 
-template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+template <class T, int NR, bool TR> sg_status launch_stream_t(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
   sg_status          st;
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
-  const unsigned grid = (unsigned)((B->nbatch + SWPC - 1) / SWPC);
-  if (B->trans == SG_TRANS) trsv_batch_stream_kernel<T, NR, true><<<grid, 32 * SWPC, 0, sg_stream(ctx)>>>(a);
-  else trsv_batch_stream_kernel<T, NR, false><<<grid, 32 * SWPC, 0, sg_stream(ctx)>>>(a);
+  trsv_batch_stream_kernel<T, NR, TR><<<(unsigned)((B->nbatch + SWPC - 1) / SWPC), 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
+}
+template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  return B->trans == SG_TRANS ? launch_stream_t<T, NR, true>(ctx, B, pivtol, rep) : launch_stream_t<T, NR, false>(ctx, B, pivtol, rep);
 }
 // Persistent grid: as many warps as fit on the device (occupancy x SMs), but no more than the
 // groups need, and balanced: every warp solves the same number of groups (+-1).
@@ -718,7 +720,7 @@ template <class T, int G, int NR> sg_status launch_ring(sg_ctx *ctx, const sg_tr
 // segment width G and rows per lane NR by the bound n; 4 right-hand sides per substitution
 template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  // (one right-hand side never comes here: it takes the ring kernel)
+  // (one right-hand side never comes here: it takes the ring or the streamed kernel)
   const bool tr = B->trans == SG_TRANS;
   return tr ? launch_warp<T, G, NR, 4, true>(ctx, B, pivtol, rep) : launch_warp<T, G, NR, 4, false>(ctx, B, pivtol, rep);
 }
@@ -739,17 +741,19 @@ template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B,
     if (B->n <= 32) return launch_stream<T, 1>(ctx, B, pivtol, rep);
     if (B->n <= 64) return launch_stream<T, 2>(ctx, B, pivtol, rep);
     if (B->n <= 128) return launch_ring<T, 32, 4>(ctx, B, pivtol, rep);
-    if (B->n <= 256) return tr || sizeof(T) == 8 ? launch_ring<T, 32, 8>(ctx, B, pivtol, rep) : launch_stream<T, 8>(ctx, B, pivtol, rep);
+    if (B->n <= 256) {  // (only the variants used are instantiated)
+      if (tr) return launch_ring_t<T, 32, 8, true>(ctx, B, pivtol, rep);
+      if constexpr (sizeof(T) == 8) return launch_ring_t<T, 32, 8, false>(ctx, B, pivtol, rep);
+      else return launch_stream_t<T, 8, false>(ctx, B, pivtol, rep);
+    }
     return launch_ring<T, 32, 16>(ctx, B, pivtol, rep);
   }
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
   if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
   if (B->n <= 96) return warp_k<T, 32, 3>(ctx, B, pivtol, rep);
   if (B->n <= WARP_MAX_N) return warp_k<T, 32, 4>(ctx, B, pivtol, rep);
-  const int k = B->nrhs;
-  if (k <= 1) return launch_batch<T, 1>(ctx, B, pivtol, rep);
-  if (k <= 4) return launch_batch<T, 4>(ctx, B, pivtol, rep);
-  return launch_batch<T, 16>(ctx, B, pivtol, rep);
+  // (one right-hand side never comes here: the bound n is at most 512)
+  return B->nrhs <= 4 ? launch_batch<T, 4>(ctx, B, pivtol, rep) : launch_batch<T, 16>(ctx, B, pivtol, rep);
 }
 
 } // namespace

@@ -385,7 +385,7 @@ template <class T> static void batch_sweep(bool quick)
   // warp), 65..128 (4 rows per lane), 129..256 (8; fp32 op = N: the streamed kernel) and
   // 257..512 (16), the streamed warp kernel for 17..64 (1, 2 rows per lane); otherwise a
   // warp per system with 1..4 rows per lane (n <= 32, 64, 96, 128), a CTA per system (n > 128);
-  // nrhs 1 / 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
+  // nrhs 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
   const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100}
                                     : std::vector<int>{1, 7, 16, 17, 32, 33, 64, 65, 96, 100, 128, 129, 257, 512};
   const std::vector<int> nvar = quick ? std::vector<int>{16, 40} : std::vector<int>{16, 40, 128, 512};
