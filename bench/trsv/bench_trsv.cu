@@ -39,6 +39,7 @@
 #include <set>
 #include <string>
 #include <sys/stat.h>
+#include <type_traits>
 #include <vector>
 
 #include "../common/bench_common.cuh"
@@ -50,7 +51,7 @@ namespace {
 // ============================================================== options and globals
 const double MB = 1e6;
 struct Opts {
-  bool quick = false, prec_d = true, prec_s = true, single = true, nrhs = true, batched = true;
+  bool quick = false, prec_d = true, prec_s = true, single = true, nrhs = true, batched = true, ceilings = true;
   long long nmax = 32768, lda_pad = 0;
   int reps = 9;
   double target_ms = 20;
@@ -719,6 +720,103 @@ template <class T> BatchLayout make_layout(int n, bool variable, uint64_t seed)
   return L;
 }
 
+// ============================================================== read ceilings (batched, uniform n)
+// Kernels that solve nothing but move the bytes of a batched solve of the LOWER triangle
+// (n(n+1)/2 matrix words read, b read, x written, per system), to tell what the access pattern
+// itself allows (bench/trsv/README.md, "read ceilings"):
+//  - rowsum: a G-lane segment per system (G = min(n, 32); lane l owns rows r*G + l), walking
+//    the triangle column by column like the solvers (column j: rows j..n-1, contiguous in A)
+//    but with no dependence between columns: x_i = b_i + sum_j A(i,j). Loads of 8 columns are
+//    in flight per lane (unrolled), no shared memory, ~40 registers: the pattern of
+//    trsv_batch_stream_kernel without its substitution chain.
+//  - sweep: the whole grid sweeps the matrix array in address order, 16-byte loads, and reads
+//    a vector only when it holds a triangle element (the same 32-byte sectors as the solvers
+//    read); then x = b by 16-byte vectors. The best order for DRAM: every warp's load is 512
+//    contiguous bytes and neighbouring warps read neighbouring addresses.
+//  - square: the sweep reading every element (n^2 words: the full storage), bytes counted as
+//    moved. It calibrates a read-mostly stream against the copy bandwidth.
+template <class T, int NR>
+__global__ void __launch_bounds__(128) ceil_rowsum_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int n)
+{
+  const int G = n < 32 ? n : 32, lane = threadIdx.x & 31, l = lane % G, seg = lane / G, spw = 32 / G;
+  const long long s = ((long long)blockIdx.x * 4 + (threadIdx.x >> 5)) * spw + seg;
+  if (seg >= spw || s >= nb) return;
+  const T *a = A + s * (long long)n * n;
+  T acc[NR];
+#pragma unroll
+  for (int r = 0; r < NR; r++) acc[r] = T(0);
+#pragma unroll 8
+  for (int j = 0; j < n; j++) {
+#pragma unroll
+    for (int r = 0; r < NR; r++) {
+      const int e = r * G + l;
+      if (e >= j && e < n) acc[r] += a[e + (long long)j * n];
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < NR; r++) {
+    const int e = r * G + l;
+    if (e < n) X[s * n + e] = B[s * n + e] + acc[r];
+  }
+}
+template <class T>
+__global__ void __launch_bounds__(256) ceil_sweep_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int lgn,
+                                                        bool tri, unsigned long long *sink)
+{
+  constexpr int V = 16 / sizeof(T);
+  using VT = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
+  const int n = 1 << lgn;
+  const long long nvec = (nb << (2 * lgn)) / V, stride = (long long)gridDim.x * blockDim.x;
+  T acc = T(0);
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += stride) {
+    const long long k = v * V;
+    const int i = (int)(k & (n - 1)), j = (int)((k >> lgn) & (n - 1));
+    if (!tri || i + V - 1 >= j) {
+      const VT w = __ldg((const VT *)A + v);
+      const T *e = (const T *)&w;
+#pragma unroll
+      for (int q = 0; q < V; q++) acc += e[q];
+    }
+  }
+  const long long xvec = (nb << lgn) / V;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < xvec; v += stride) ((VT *)X)[v] = __ldg((const VT *)B + v);
+  if (acc == T(1.25e-7)) atomicAdd(sink, 1ull);  // keeps the sums (practically never true)
+}
+
+template <class T> void run_ceilings(const Rec &base, const T *A, const T *B, T *X, long long nb, int n)
+{
+  const size_t W = sizeof(T);
+  int lgn = 0;
+  while ((1 << lgn) < n) lgn++;
+  const bool pow2 = (1 << lgn) == n && n * W % 16 == 0;
+  for (int c = 0; c < 3 && !g_dead; c++) {
+    Rec r = base;
+    r.kind = "ceiling", r.solver = c == 0 ? "ceiling:rowsum" : c == 1 ? "ceiling:sweep-triangle" : "ceiling:sweep-square";
+    r.note = c == 2 ? "read-only bound, no solve: every element of the square storage (bytes counted as moved)" : "read-only bound, no solve: the lower triangle's bytes";
+    if (c == 2) r.floor_bytes = (double)nb * ((double)n * n + 2.0 * n) * W;
+    r.pass = true;
+    if (c > 0 && !pow2) {
+      skip_rec(r, "the sweeps need a power-of-two order");
+      continue;
+    }
+    const int spb = 4 * (32 / std::min(n, 32));  // systems per block of the rowsum kernel
+    auto call = [&](long long) -> std::string {
+      if (c > 0) ceil_sweep_kernel<T><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(A, B, X, nb, lgn, c == 1, g_scr);
+      else {
+        const unsigned grid = (unsigned)((nb + spb - 1) / spb);
+        if (n <= 32) ceil_rowsum_kernel<T, 1><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else if (n <= 64) ceil_rowsum_kernel<T, 2><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else if (n <= 128) ceil_rowsum_kernel<T, 4><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else if (n <= 256) ceil_rowsum_kernel<T, 8><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else ceil_rowsum_kernel<T, 16><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+      }
+      return "";
+    };
+    set_time(r, time_calls([] { return true; }, call));
+    finish_rec(r);
+  }
+}
+
 template <class T> void run_batched(int n, bool variable, const std::vector<int> &vars)
 {
   if (g_dead || vars.empty()) return;
@@ -808,6 +906,7 @@ template <class T> void run_batched(int n, bool variable, const std::vector<int>
   for (long long s = 0; s < nb; s++) seg_len[s] = variable ? L.nv[s] : n;
 
   int cur_upper = -1;
+  bool ceil_done = false;
   for (int v : vars) {
     if (g_dead) return;
     const Variant &V = VARS[v];
@@ -866,6 +965,12 @@ template <class T> void run_batched(int n, bool variable, const std::vector<int>
     if (std::isfinite(rc.us) && std::isfinite(ro.us)) ro.spd_batched = rc.us / ro.us;
     finish_rec(rc);
     finish_rec(ro);
+    if (O.ceilings && !variable && !upper && !ceil_done) {  // once per (precision, n), on the lower triangle
+      Rec cb = base;
+      cb.kind = "ceiling";
+      run_ceilings<T>(cb, A, B, X, nb, n);
+      ceil_done = true;
+    }
     save_json();
   }
 }
@@ -1010,6 +1115,21 @@ void print_summary()
       }
       printf("  (variable orders; cuBLAS grouped by order)\n");
     }
+    if (O.ceilings) {
+      printf("read ceilings, lower triangle, no solve (%% of copy): rowsum (warp per system) / sweep of the triangle's sectors / "
+             "sweep of the whole square (its own bytes)\n");
+      for (auto &p : precs)
+        for (long long n : O.bns) {
+          const Rec *c[3] = {nullptr, nullptr, nullptr};
+          const char *nm[3] = {"ceiling:rowsum", "ceiling:sweep-triangle", "ceiling:sweep-square"};
+          for (int v : O.vars)
+            for (int k = 0; k < 3; k++)
+              if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
+          if (!c[0] && !c[1] && !c[2]) continue;
+          auto pc = [](const Rec *r) { return r && std::isfinite(r->pct) ? fmt("%.1f", r->pct) : std::string("-"); };
+          printf("%-4s %-7lld | %s / %s / %s\n", p.c_str(), n, pc(c[0]).c_str(), pc(c[1]).c_str(), pc(c[2]).c_str());
+        }
+    }
   }
   for (const auto &s : g_skips) printf("skipped: %s\n", s.c_str());
   printf("%zu FAIL/ERROR%s\n", g_fails.size(), g_fails.empty() ? "" : ":");
@@ -1054,7 +1174,7 @@ void usage()
 {
   printf("usage: bench_trsv [--quick] [--prec double|float|both] [--only single,nrhs,batched] [--nmax N]\n"
          "                  [--n 256,1000,...] [--batch-n 16,32,...] [--nrhs-n 1024,...] [--variants LN,LT,UN,UT]\n"
-         "                  [--lda-pad P] [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA]\n"
+         "                  [--lda-pad P] [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA] [--no-ceilings]\n"
          "  single:  n = 256 .. 32768 (powers of 2 up to --nmax), nrhs = 1, ours vs cuBLAS trsv and trsm\n"
          "  nrhs:    n = 1024, 4096, 16384, nrhs = 4 and 16 (LN, UT), ours vs cuBLAS trsm\n"
          "  batched: n = 16 .. 512 (>= 256 MB of matrices each) + random orders 1..512, ours vs cuBLAS trsmBatched\n"
@@ -1100,6 +1220,7 @@ bool parse(int argc, char **argv)
     std::string a = argv[i];
     const char *v = nullptr;
     if (a == "--quick") O.quick = true;
+    else if (a == "--no-ceilings") O.ceilings = false;
     else if (a == "-h" || a == "--help") return usage(), exit(0), true;
     else if (!valued.count(a)) return printf("unknown option %s\n", a.c_str()), usage(), false;
     else if (i + 1 >= argc) return printf("missing value for %s\n", a.c_str()), false;

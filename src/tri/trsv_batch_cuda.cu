@@ -295,11 +295,53 @@ __global__ void __maxnreg__(128) trsv_batch_warp_kernel(const BatchArgs<T> a)
 // A G-lane segment solves one system; lane l owns rows e = r*G + l (r < NR), y[r] its b and then
 // its partial sums. Both one-right-hand-side kernels below use these three pieces.
 //
-// The diagonal d[r] of this lane's rows (n rows; ignored for a unit diagonal or past n) into
-// 1/d; a bad pivot is flagged and replaced by 1. True when any row of the segment was bad (then
-// nothing of the system may be written: the whole diagonal is checked first).
-template <class T, int G, int NR>
-__device__ __forceinline__ bool diag_inverse(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR], T (&inv)[NR])
+// Where the diagonal comes from. By default it is the first line of a system (diag_inverse):
+// one element per column, i.e. one 32-byte sector per column fetched apart from the column
+// itself. Once a system takes longer than L2 keeps a sector (n = 128: ~100 us against ~20 us),
+// the column's own fetch misses again: ncu measured 299 MB of DRAM reads against a 260 MB floor
+// (fp64, n = 128) and 336 against 260 (fp32). Where it measured faster on the H100 (same-lease
+// A/B, bench/trsv/README.md, "Session of 2026-11-25"), the diagonal travels with the lines
+// instead, and the owner of row q (lane q % G) keeps M(q,q) and its reciprocal:
+//  - ring kernel, 4 rows per lane (n = 65..128), op = N and fp32 op = T: every chunk also
+//    carries the diagonal elements of the NEXT chunk's steps (a side element per lane and
+//    slot), so their reciprocals are formed a chunk early, off the substitution chain; DRAM
+//    reads 274 MB at fp64 n = 128 (floor 260); % of copy, two runs: fp64 LN 73.7 / 74.0 -> 76.6
+//    / 76.6, fp32 LN 63.2 / 63.5 -> 67.8 / 67.8, fp32 LT 63.6 / 63.9 -> 64.8 / 65.0 (fp64 op = T:
+//    no gain, 74.0 -> 72.7 in a first version).
+// Elsewhere it lost: the per-step reciprocal and side copy cost more than the sector saves
+// where few warps share an SM (n = 256 ring, fp64: 80 -> 73 %; n = 512), or where the columns
+// follow within L2's lifetime (n <= 64, streamed kernel: up to -40 points with the reciprocal on
+// the chain); the streamed kernel at 8 rows per lane (fp32 op = N, n = 129..256) measured 74.5 %
+// in one version and 68 % in another against 71 %, so it keeps the diagonal line. In-line,
+// the diagonal is checked once the steps are done (diag_check): nothing is written before, so
+// a singular system still keeps its B.
+template <class T, int NR, bool TR> constexpr bool ring_diag_inline() { return NR == 4 && (!TR || sizeof(T) == 4); }
+// 1/d at one MUFU instruction (fp32: rcp.approx, <= 1 ulp; fp64: the 23-bit approximation and
+// a cubic Newton step, ~1 ulp): formed once per chunk by every lane, where the IEEE-rounded
+// __drcp_rn / __frcp_rn cost ~20 instructions and a slow-path branch. Subnormal fp64 pivots
+// are scaled by 2^64 first (the approximation flushes them to zero).
+__device__ __forceinline__ float rcp_fast(float d)
+{
+  float r;
+  asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(d));
+  return r;
+}
+__device__ __forceinline__ double rcp_fast(double d)
+{
+  const bool   sub = fabs(d) < 0x1p-1000;
+  const double ds  = sub ? d * 0x1p64 : d;
+  double       r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(ds));
+  const double e = fma(-ds, r, 1.0);
+  r              = fma(fma(e, e, e), r, r);
+  return sub ? r * 0x1p64 : r;
+}
+// The diagonal d[r] of this lane's rows (n rows; ignored for a unit diagonal or past n): every
+// bad pivot is flagged (the row in A's numbering); with INV, 1/d into inv (1 for a bad pivot).
+// True when any row of the segment was bad (then nothing of the system may be written).
+// diag_inverse: the diagonal line first; diag_check: after the steps (diagonal in the lines).
+template <bool INV, class T, int G, int NR>
+__device__ __forceinline__ bool diag_scan(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR], T (&inv)[NR])
 {
   bool bad = false;
 #pragma unroll
@@ -314,10 +356,20 @@ __device__ __forceinline__ bool diag_inverse(const BatchArgs<T> &a, long long sy
         v   = T(1);
       }
     }
-    inv[r] = rcp(v);
+    if (INV) inv[r] = rcp(v);
   }
   const unsigned segmask = G == 32 ? FULL : ((1u << G) - 1u) << (seg * G);
   return (__ballot_sync(FULL, bad) & segmask) != 0;
+}
+template <class T, int G, int NR>
+__device__ __forceinline__ bool diag_inverse(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR], T (&inv)[NR])
+{
+  return diag_scan<true, T, G, NR>(a, sys, n, l, seg, d, inv);
+}
+template <class T, int G, int NR>
+__device__ __forceinline__ bool diag_check(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR], T (&inv)[NR])
+{
+  return diag_scan<false, T, G, NR>(a, sys, n, l, seg, d, inv);
 }
 // Step q = qb*G + ql with the step's line m (op = N: M(e, q) for this lane's rows e > q; op = T:
 // M(q, e) for e < q; other entries are not read). op = N broadcasts x_q by one shuffle and every
@@ -429,9 +481,10 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
 // One right-hand side: the matrix streams through a per-warp ring in shared memory and the
 // substitution runs in registers (the steps above). A segment of G lanes (G = 32, or G = 16: two
 // systems per warp in lockstep for n <= 16) solves one system. A system is a sequence of lines:
-// b, the diagonal, then the lines of steps q = 0..n-1 (as in the streamed kernel). Lines travel
-// in chunks of K: the header chunks hold b (line 0) and the diagonal (line 1), then chunk c holds
-// the lines of steps (c-H)*K .. +K-1. Every lane copies, by cp.async, exactly the elements it
+// b, the diagonal (or, ring_diag_inline, each chunk also carries the diagonal elements of the next
+// chunk's steps), then the lines of steps q = 0..n-1 (as in the streamed kernel). Lines travel
+// in chunks of K: the H header chunks hold b (line 0) and the diagonal (line 1), then chunk c
+// holds the lines of steps (c-H)*K .. +K-1. Every lane copies, by cp.async, exactly the elements it
 // later reads (element e of a line into the slot's element r*G+l), so the ring needs no barrier;
 // PF-1 chunks are in flight per warp without costing registers. Warps are persistent: warp w
 // solves the groups w, w+W, w+2W, ... and its ring runs on from one group into the next, so a
@@ -456,9 +509,11 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
 template <class T, int NR> constexpr int ring_k() { return NR <= 1 ? 4 : NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : 1; }  // lines per chunk (divides G)
 template <class T, int NR> constexpr int ring_pf() { return NR <= 1 ? 4 : NR <= 4 ? 3 : NR <= 8 ? 5 : 8; }          // chunks per ring
 template <int NR> constexpr int ring_wpc() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }                                 // warps per CTA
-template <class T, int G, int NR> constexpr size_t ring_smem()
+// a slot: K lines of G*NR elements, and (ring_diag_inline) G elements for the next chunk's diagonal
+template <class T, int G, int NR, bool TR> constexpr int ring_slot() { return ring_k<T, NR>() * G * NR + (ring_diag_inline<T, NR, TR>() ? G : 0); }
+template <class T, int G, int NR, bool TR> constexpr size_t ring_smem()
 {
-  return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_k<T, NR>() * G * NR * (32 / G) * ring_wpc<NR>();
+  return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_slot<T, G, NR, TR>() * (32 / G) * ring_wpc<NR>();
 }
 
 template <class T> struct SysMeta {  // one system's arguments (n = INT_MIN: past the batch)
@@ -495,7 +550,8 @@ template <class T> __device__ __forceinline__ void cp_async_s(unsigned dst, cons
 template <class T, int G, int NR, bool TR>
 __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(const BatchArgs<T> a, long long W)
 {
-  constexpr int K = ring_k<T, NR>(), PF = ring_pf<T, NR>(), H = (2 + K - 1) / K, LINE = G * NR, CHUNK = K * LINE, SPW = 32 / G;
+  constexpr bool DL = ring_diag_inline<T, NR, TR>();  // the diagonal a chunk ahead (else a header line of its own)
+  constexpr int  K = ring_k<T, NR>(), PF = ring_pf<T, NR>(), H = DL ? 1 : (2 + K - 1) / K, LINE = G * NR, CHUNK = ring_slot<T, G, NR, TR>(), SPW = 32 / G;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
   const T *const  ring = (const T *)smem_raw + (size_t)((threadIdx.x >> 5) * SPW + seg) * PF * CHUNK + l;  // this lane's element 0 of slot 0
@@ -528,11 +584,11 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
   auto issue = [&]() {  // chunk ic into slot islot, then on to the next chunk
     if (!iend) {
       const unsigned d = ring_s + (unsigned)(islot * CHUNK * sizeof(T));
-      if (ic < H) {  // header: b (line 0) and the diagonal (line 1)
+      if (ic < H) {  // header: b (line 0), and without DL the diagonal (line 1)
 #pragma unroll
         for (int k = 0; k < K; k++) {
           const int ln = ic * K + k;
-          if (ln > 1) break;
+          if (ln > (DL ? 0 : 1)) break;
 #pragma unroll
           for (int r = 0; r < NR; r++) {
             const int e = r * G + l;
@@ -554,6 +610,13 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
         }
         iq += K, icl += K * idp;
       }
+      if (DL && !unit) {  // M(q,q) of the next chunk's steps q = (ic+1-H)*K + k, each by its owner (lane q % G) into its side element
+        const int q = (ic + 1 - H) * K + l - (ic + 1 - H) * K % G;
+        if (q >= (ic + 1 - H) * K && q < (ic + 1 - H) * K + K && q < in) {
+          const long long oq = rev ? in - 1 - q : q;
+          cp_async_s(d + (unsigned)(K * LINE * sizeof(T)), I.A + oq * ((long long)I.lda + 1));
+        }
+      }
       if (++ic == ichunks) next_group(false);
     }
     cp_commit();  // an empty group past the end keeps the count
@@ -563,6 +626,7 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
 
   int  cslot = 0;
   T    m[K][NR];
+  T    dc = T(1), rc = T(1), dn = T(1), rn = T(1);  // DL: this lane's M(q,q) for the chunk taken / the next one, and reciprocals
   // The next chunk: wait for it, read it, refill its predecessor's slot. Each lane refills only
   // elements it read itself, with earlier ld.shared instructions that the in-order shared-memory
   // pipeline performs before a later cp.async has even fetched its global data.
@@ -574,6 +638,7 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
 #pragma unroll
       for (int r = 0; r < NR; r++)
         if (r >= rlo && r < rhi) m[k][r] = s[k * LINE + r * G];
+    if (DL && !unit) dc = dn, rc = rn, dn = s[K * LINE], rn = rcp_fast(dn);  // (a lane with no step in the next chunk: unused)
     cslot = cslot + 1 == PF ? 0 : cslot + 1;
     issue();
   };
@@ -599,7 +664,11 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
           if (hc * K + k == 1) d[r] = m[k][r];
         }
     }
-    const bool bad = diag_inverse<T, G, NR>(a, sys, n, l, seg, d, inv);
+    bool bad = false;
+    if constexpr (DL) {
+#pragma unroll
+      for (int r = 0; r < NR; r++) d[r] = inv[r] = T(1);  // (unit diagonal, rows past n)
+    } else bad = diag_inverse<T, G, NR>(a, sys, n, l, seg, d, inv);
 #pragma unroll
     for (int qb = 0; qb < NR; qb++) {
       if (qb * G >= steps) break;  // warp-uniform
@@ -607,11 +676,13 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
       for (int q0 = 0; q0 < G && qb * G + q0 < steps; q0 += K) {  // K divides G: a chunk stays in one row block
         if constexpr (!TR) take(qb, NR);
         else take(0, qb + 1);
+        if (DL && !unit && l >= q0 && l < q0 + K) d[qb] = dc, inv[qb] = rc;  // the owner of one of the chunk's steps
 #pragma unroll
         for (int k = 0; k < K; k++) subst_step<T, G, NR, TR>(y, inv, m[k], qb, q0 + k, l);
       }
     }
-    if (!bad) store_x<T, G, NR, TR>(a, sys, n, l, y, inv, C.X);
+    if (DL) bad = diag_check<T, G, NR>(a, sys, n, l, seg, d, inv);
+    if (!bad) store_x<T, G, NR, TR>(a, sys, n, l, y, inv, C.X);  // a bad pivot: nothing written
   }
   cp_wait<0>();
 }
@@ -692,7 +763,7 @@ template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_ba
 template <class T, int G, int NR, bool TR> sg_status launch_ring_t(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   const BatchArgs<T> a    = make_args<T>(ctx, B, pivtol);
-  constexpr size_t   smem = ring_smem<T, G, NR>();
+  constexpr size_t   smem = ring_smem<T, G, NR, TR>();
   constexpr int      WPC  = ring_wpc<NR>();
   auto               kernel = trsv_batch_ring_kernel<T, G, NR, TR>;
   static int         per_sm = 0;  // resident CTAs per SM (once per instantiation)
