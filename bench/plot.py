@@ -140,7 +140,9 @@ def main():
 # ---------------------------------------------------------------- bench_trsv (family "trsv")
 TRSV_STYLE = {"LN": "-", "LT": "--", "UN": "-.", "UT": ":"}
 TRSV_COLOR = {"ours": "tab:red", "cublas:trsv": "tab:blue", "cublas:trsm": "tab:green",
-              "cublas:trsmBatched": "tab:blue"}
+              "cublas:trsmBatched": "tab:blue",
+              # read-only references of the batched family (kind "read", dotted): no solve
+              "read:triangle-sweep": "black", "read:rowsum": "tab:olive", "read:square-sweep": "silver"}
 TRSV_RHS_COLOR = {("ours", 4): "tab:red", ("ours", 16): "darkred", ("cublas", 4): "tab:green",
                   ("cublas", 16): "darkgreen"}
 
@@ -192,7 +194,7 @@ def plot_trsv(runs, args, plt):
                     color = TRSV_COLOR.get(short, "gray")
                 if multi:
                     label += f" @{tag}"
-                key = (label, color, TRSV_STYLE.get(var, "-"), kind == "ours")
+                key = (label, color, ":" if kind == "read" else TRSV_STYLE.get(var, "-"), kind == "ours")
                 lines.setdefault((prec, ci), {}).setdefault(key, []).append((c.get("n"), y, bool(c.get("pass", True))))
     if not lines and not notes:
         sys.exit("plot.py: no trsv cases with a finite '%s' in %s" % (args.metric, ", ".join(args.json)))

@@ -3,14 +3,16 @@
 //
 //   bench_trsv [--quick] [--prec double|float|both] [--only single,nrhs,batched] [--nmax N]
 //              [--n 256,1000,...] [--batch-n 16,32,...] [--variants LN,LT,UN,UT] [--lda-pad P]
-//              [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA]
+//              [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA] [--no-reads]
 //
 // Families (every one non-unit diagonal, column-major, the other triangle filled with NaN):
 //   single  one system, nrhs = 1: ours (sg_trsv_cuda) vs cublas<t>trsv and cublas<t>trsm (1 column)
 //   nrhs    one system, nrhs = 4 and 16: ours vs cublas<t>trsm with the same columns
 //   batched many systems of order n <= 512 (uniform), and one run of random orders 1..512:
 //           ours (sg_trsv_batch_solve_cuda) vs cublas<t>trsmBatched (1 column, pointer arrays;
-//           for the variable orders, one trsmBatched call per distinct order)
+//           for the variable orders, one trsmBatched call per distinct order); beside each
+//           uniform order, read-only references that move the same bytes without solving
+//           (kind "read": the triangle's read ceiling, --no-reads skips them)
 // Timing: a measurement is R back-to-back calls between two cudaEvents (R chosen so that it
 // lasts >= --target-ms, default 20 ms); the median over --reps measurements (default 9) of the
 // per-call time is reported. Matrices are rotated over copies so that the data touched by a
@@ -51,7 +53,7 @@ namespace {
 // ============================================================== options and globals
 const double MB = 1e6;
 struct Opts {
-  bool quick = false, prec_d = true, prec_s = true, single = true, nrhs = true, batched = true, ceilings = true;
+  bool quick = false, prec_d = true, prec_s = true, single = true, nrhs = true, batched = true, reads = true;
   long long nmax = 32768, lda_pad = 0;
   int reps = 9;
   double target_ms = 20;
@@ -720,23 +722,23 @@ template <class T> BatchLayout make_layout(int n, bool variable, uint64_t seed)
   return L;
 }
 
-// ============================================================== read ceilings (batched, uniform n)
+// ============================================================== read-only references (batched, uniform n)
 // Kernels that solve nothing but move the bytes of a batched solve of the LOWER triangle
 // (n(n+1)/2 matrix words read, b read, x written, per system), to tell what the access pattern
-// itself allows (bench/trsv/README.md, "read ceilings"):
+// itself allows (bench/trsv/README.md, "read-only references"):
 //  - rowsum: a G-lane segment per system (G = min(n, 32); lane l owns rows r*G + l), walking
 //    the triangle column by column like the solvers (column j: rows j..n-1, contiguous in A)
 //    but with no dependence between columns: x_i = b_i + sum_j A(i,j). Loads of 8 columns are
 //    in flight per lane (unrolled), no shared memory, ~40 registers: the pattern of
 //    trsv_batch_stream_kernel without its substitution chain.
-//  - sweep: the whole grid sweeps the matrix array in address order, 16-byte loads, and reads
+//  - triangle sweep (the ceiling): the whole grid sweeps the matrix array in address order, 16-byte loads, and reads
 //    a vector only when it holds a triangle element (the same 32-byte sectors as the solvers
 //    read); then x = b by 16-byte vectors. The best order for DRAM: every warp's load is 512
 //    contiguous bytes and neighbouring warps read neighbouring addresses.
-//  - square: the sweep reading every element (n^2 words: the full storage), bytes counted as
+//  - square sweep: the sweep reading every element (n^2 words: the full storage), bytes counted as
 //    moved. It calibrates a read-mostly stream against the copy bandwidth.
 template <class T, int NR>
-__global__ void __launch_bounds__(128) ceil_rowsum_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int n)
+__global__ void __launch_bounds__(128) read_rowsum_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int n)
 {
   const int G = n < 32 ? n : 32, lane = threadIdx.x & 31, l = lane % G, seg = lane / G, spw = 32 / G;
   const long long s = ((long long)blockIdx.x * 4 + (threadIdx.x >> 5)) * spw + seg;
@@ -760,7 +762,7 @@ __global__ void __launch_bounds__(128) ceil_rowsum_kernel(const T *__restrict__ 
   }
 }
 template <class T>
-__global__ void __launch_bounds__(256) ceil_sweep_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int lgn,
+__global__ void __launch_bounds__(256) read_sweep_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int lgn,
                                                         bool tri, unsigned long long *sink)
 {
   constexpr int V = 16 / sizeof(T);
@@ -783,7 +785,7 @@ __global__ void __launch_bounds__(256) ceil_sweep_kernel(const T *__restrict__ A
   if (acc == T(1.25e-7)) atomicAdd(sink, 1ull);  // keeps the sums (practically never true)
 }
 
-template <class T> void run_ceilings(const Rec &base, const T *A, const T *B, T *X, long long nb, int n)
+template <class T> void run_reads(const Rec &base, const T *A, const T *B, T *X, long long nb, int n)
 {
   const size_t W = sizeof(T);
   int lgn = 0;
@@ -791,7 +793,7 @@ template <class T> void run_ceilings(const Rec &base, const T *A, const T *B, T 
   const bool pow2 = (1 << lgn) == n && n * W % 16 == 0;
   for (int c = 0; c < 3 && !g_dead; c++) {
     Rec r = base;
-    r.kind = "ceiling", r.solver = c == 0 ? "ceiling:rowsum" : c == 1 ? "ceiling:sweep-triangle" : "ceiling:sweep-square";
+    r.kind = "read", r.solver = c == 0 ? "read:rowsum" : c == 1 ? "read:triangle-sweep" : "read:square-sweep";
     r.note = c == 2 ? "read-only bound, no solve: every element of the square storage (bytes counted as moved)" : "read-only bound, no solve: the lower triangle's bytes";
     if (c == 2) r.floor_bytes = (double)nb * ((double)n * n + 2.0 * n) * W;
     r.pass = true;
@@ -801,14 +803,14 @@ template <class T> void run_ceilings(const Rec &base, const T *A, const T *B, T 
     }
     const int spb = 4 * (32 / std::min(n, 32));  // systems per block of the rowsum kernel
     auto call = [&](long long) -> std::string {
-      if (c > 0) ceil_sweep_kernel<T><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(A, B, X, nb, lgn, c == 1, g_scr);
+      if (c > 0) read_sweep_kernel<T><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(A, B, X, nb, lgn, c == 1, g_scr);
       else {
         const unsigned grid = (unsigned)((nb + spb - 1) / spb);
-        if (n <= 32) ceil_rowsum_kernel<T, 1><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
-        else if (n <= 64) ceil_rowsum_kernel<T, 2><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
-        else if (n <= 128) ceil_rowsum_kernel<T, 4><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
-        else if (n <= 256) ceil_rowsum_kernel<T, 8><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
-        else ceil_rowsum_kernel<T, 16><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        if (n <= 32) read_rowsum_kernel<T, 1><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else if (n <= 64) read_rowsum_kernel<T, 2><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else if (n <= 128) read_rowsum_kernel<T, 4><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else if (n <= 256) read_rowsum_kernel<T, 8><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
+        else read_rowsum_kernel<T, 16><<<grid, 128, 0, g_stream>>>(A, B, X, nb, n);
       }
       return "";
     };
@@ -906,7 +908,7 @@ template <class T> void run_batched(int n, bool variable, const std::vector<int>
   for (long long s = 0; s < nb; s++) seg_len[s] = variable ? L.nv[s] : n;
 
   int cur_upper = -1;
-  bool ceil_done = false;
+  bool reads_done = false;
   for (int v : vars) {
     if (g_dead) return;
     const Variant &V = VARS[v];
@@ -965,11 +967,9 @@ template <class T> void run_batched(int n, bool variable, const std::vector<int>
     if (std::isfinite(rc.us) && std::isfinite(ro.us)) ro.spd_batched = rc.us / ro.us;
     finish_rec(rc);
     finish_rec(ro);
-    if (O.ceilings && !variable && !upper && !ceil_done) {  // once per (precision, n), on the lower triangle
-      Rec cb = base;
-      cb.kind = "ceiling";
-      run_ceilings<T>(cb, A, B, X, nb, n);
-      ceil_done = true;
+    if (O.reads && !variable && !upper && !reads_done) {  // once per (precision, n), on the lower triangle
+      run_reads<T>(base, A, B, X, nb, n);
+      reads_done = true;
     }
     save_json();
   }
@@ -1115,13 +1115,13 @@ void print_summary()
       }
       printf("  (variable orders; cuBLAS grouped by order)\n");
     }
-    if (O.ceilings) {
-      printf("read ceilings, lower triangle, no solve (%% of copy): rowsum (warp per system) / sweep of the triangle's sectors / "
-             "sweep of the whole square (its own bytes)\n");
+    if (O.reads) {
+      printf("read-only references, lower triangle, no solve (%% of copy): rowsum (warp per system) / triangle sweep (the ceiling "
+             "of the triangle's sectors) / square sweep (its own bytes)\n");
       for (auto &p : precs)
         for (long long n : O.bns) {
           const Rec *c[3] = {nullptr, nullptr, nullptr};
-          const char *nm[3] = {"ceiling:rowsum", "ceiling:sweep-triangle", "ceiling:sweep-square"};
+          const char *nm[3] = {"read:rowsum", "read:triangle-sweep", "read:square-sweep"};
           for (int v : O.vars)
             for (int k = 0; k < 3; k++)
               if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
@@ -1174,10 +1174,11 @@ void usage()
 {
   printf("usage: bench_trsv [--quick] [--prec double|float|both] [--only single,nrhs,batched] [--nmax N]\n"
          "                  [--n 256,1000,...] [--batch-n 16,32,...] [--nrhs-n 1024,...] [--variants LN,LT,UN,UT]\n"
-         "                  [--lda-pad P] [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA] [--no-ceilings]\n"
+         "                  [--lda-pad P] [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA] [--no-reads]\n"
          "  single:  n = 256 .. 32768 (powers of 2 up to --nmax), nrhs = 1, ours vs cuBLAS trsv and trsm\n"
          "  nrhs:    n = 1024, 4096, 16384, nrhs = 4 and 16 (LN, UT), ours vs cuBLAS trsm\n"
-         "  batched: n = 16 .. 512 (>= 256 MB of matrices each) + random orders 1..512, ours vs cuBLAS trsmBatched\n"
+         "  batched: n = 16 .. 512 (>= 256 MB of matrices each) + random orders 1..512, ours vs cuBLAS trsmBatched,\n"
+         "           and read-only references of the same bytes (rowsum, triangle sweep, square sweep; --no-reads: skip)\n"
          "  --quick: fewer sizes and 5 measurements; commit also from env STRUCTGPU_COMMIT; see bench/trsv/README.md\n");
 }
 bool parse_list(const char *s, std::vector<long long> &v)
@@ -1220,7 +1221,7 @@ bool parse(int argc, char **argv)
     std::string a = argv[i];
     const char *v = nullptr;
     if (a == "--quick") O.quick = true;
-    else if (a == "--no-ceilings") O.ceilings = false;
+    else if (a == "--no-reads") O.reads = false;
     else if (a == "-h" || a == "--help") return usage(), exit(0), true;
     else if (!valued.count(a)) return printf("unknown option %s\n", a.c_str()), usage(), false;
     else if (i + 1 >= argc) return printf("missing value for %s\n", a.c_str()), false;
