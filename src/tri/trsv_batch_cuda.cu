@@ -2,11 +2,12 @@
 // independent systems of n <= 512, uniform or variable orders, in one launch). Every variant
 // is a forward substitution with the effective lower matrix M of trsv_cuda.cuh (View).
 //
-// Four kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
-//  - one right-hand side: a warp per system with the matrix streamed into registers
-//    (trsv_batch_stream_kernel: 17 <= n <= 64, and fp32 op = N 129..256), or persistent warps with
-//    the matrix streamed through a per-lane cp.async ring in shared memory (trsv_batch_ring_kernel:
-//    the rest up to n = 512; two systems per warp for n <= 16); the substitution in registers;
+// Five kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
+//  - one right-hand side: for n <= 16 two systems per warp, each wholly loaded into registers
+//    before its steps (trsv_batch_regs_kernel); a warp per system with the matrix streamed into
+//    registers (trsv_batch_stream_kernel: 17 <= n <= 64, and fp32 op = N 129..256); or persistent
+//    warps with the matrix streamed through a per-lane cp.async ring in shared memory
+//    (trsv_batch_ring_kernel: the rest up to n = 512); the substitution in registers;
 //  - otherwise, n <= WARP_MAX_N (128): a WARP per system (the kernel is written for G-lane segments, but
 //    only G = 32 is launched: the two-systems-per-warp G = 16 variant hung on the H100 at its
 //    first launch and was withdrawn), several warps per CTA, no CTA barrier at all. The segment first issues
@@ -477,45 +478,6 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
   store_x<T, 32, NR, TR>(a, sys, n, l, y, inv, a.X[sys]);
 }
 
-// ---------------------------------------------------------------- persistent warps, staged lines
-// One right-hand side: the matrix streams through a per-warp ring in shared memory and the
-// substitution runs in registers (the steps above). A segment of G lanes (G = 32, or G = 16: two
-// systems per warp in lockstep for n <= 16) solves one system. A system is a sequence of lines:
-// b, the diagonal (or, ring_diag_inline, each chunk also carries the diagonal elements of the next
-// chunk's steps), then the lines of steps q = 0..n-1 (as in the streamed kernel). Lines travel
-// in chunks of K: the H header chunks hold b (line 0) and the diagonal (line 1), then chunk c
-// holds the lines of steps (c-H)*K .. +K-1. Every lane copies, by cp.async, exactly the elements it
-// later reads (element e of a line into the slot's element r*G+l), so the ring needs no barrier;
-// PF-1 chunks are in flight per warp without costing registers. Warps are persistent: warp w
-// solves the groups w, w+W, w+2W, ... and its ring runs on from one group into the next, so a
-// system's first chunks are in flight while the previous one is finished.
-// Used where it beats the streamed kernel (dispatch_batch), measured on the H100: the streamed
-// kernel keeps PF*NR line values in registers, which costs occupancy at n > 256 (16 rows per
-// lane), and one system per warp leaves half the lanes idle at n <= 16 and starts every
-// system's loads cold. Variants measured and dropped (bench/trsv/README.md): one line per
-// cp.async group (issue-bound: 65 instructions per step at n = 32, ncu); the lines as tensor
-// copies (cp.async.bulk into the slot, completing on an mbarrier: 2-3x more instructions, 29-54 %
-// of DRAM bandwidth at n = 32 / 128 fp64); 16-byte cp.async.cg pieces copied for the whole warp;
-// deeper rings; two systems per warp at n = 32..128. All slower.
-// Shapes used (dispatch_batch): 1 row per lane (n <= 16), 4, 8 and 16. Lines per chunk and
-// chunks in the ring, measured on the H100 (% of copy, same lease):
-//  - 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 /
-//    10 / 14 chunks of one line;
-//  - 1 row: n = 16 op = T 60.1 / 60.5 / 58.9 % with 3 / 4 / 5 chunks of 4 lines (op = N even);
-//  - 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8 chunks of one line;
-//  - 4 rows, n = 128, LN / LT: fp64 73.7 / 70.8 (4 chunks of 2 lines), 74.2 / 74.2 (3 of 2),
-//    70.9 / 72.8 (3 of 4), 73.3 / 74.3 (6 of 1); fp32 61.3 / 62.6, 60.1 / 62.5, 63.1 / 63.6,
-//    60.6 / 57.1.
-template <class T, int NR> constexpr int ring_k() { return NR <= 1 ? 4 : NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : 1; }  // lines per chunk (divides G)
-template <class T, int NR> constexpr int ring_pf() { return NR <= 1 ? 4 : NR <= 4 ? 3 : NR <= 8 ? 5 : 8; }          // chunks per ring
-template <int NR> constexpr int ring_wpc() { return NR <= 1 ? 4 : NR <= 4 ? 2 : 1; }                                 // warps per CTA
-// a slot: K lines of G*NR elements, and (ring_diag_inline) G elements for the next chunk's diagonal
-template <class T, int G, int NR, bool TR> constexpr int ring_slot() { return ring_k<T, NR>() * G * NR + (ring_diag_inline<T, NR, TR>() ? G : 0); }
-template <class T, int G, int NR, bool TR> constexpr size_t ring_smem()
-{
-  return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_slot<T, G, NR, TR>() * (32 / G) * ring_wpc<NR>();
-}
-
 template <class T> struct SysMeta {  // one system's arguments (n = INT_MIN: past the batch)
   const T *A;
   T       *X;
@@ -541,6 +503,93 @@ template <class T> __device__ __forceinline__ int sys_order(const BatchArgs<T> &
 {
   return m.n > 0 && !sys_bad(a, m) ? m.n : 0;
 }
+
+// ---------------------------------------------------------------- n <= 16: the whole system in registers
+// One right-hand side, n <= 16: two systems per warp (16-lane segments), lane e owns row e and
+// loads, before any step, its element of every line (op = N: M(e, q), e >= q; op = T: M(q, e),
+// e <= q; the diagonal is line e's own element), i.e. a whole system's 16 loads per lane in flight
+// at once, coalesced (a line is contiguous in A), then the 16 steps in registers. No shared
+// memory, no persistence: blocks run in launch order, so the warps sweep the batch in address
+// order (the read-only rowsum reference of the same pattern reaches 54 % of copy in fp32 at
+// n = 16). Measured on the H100 against the ring kernel with two systems per warp, which ran
+// n <= 16 before (same lease, % of copy LN / LT): fp64 62.6 / 60.3 -> 72.2 / 70.3, fp32 47.5 /
+// 44.2 -> 56.2 / 51.6. At n = 32 (G = 32, one system per warp) it lost to the streamed kernel:
+// fp64 73.4 / 65.2 -> 63.9 / 53.0 (32 lines per lane in registers: fewer warps per SM). A cap
+// of 32 registers for fp32 (64 warps per SM instead of 48, 36 bytes spilled): 48.4 / 48.7.
+constexpr int RWPC = 4;  // warps per CTA
+template <class T, int G, bool TR>
+__global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchArgs<T> a)
+{
+  constexpr int   NL = G, SPW = 32 / G;  // lines (steps) at most, systems per warp
+  const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
+  const long long sys = ((long long)blockIdx.x * RWPC + (threadIdx.x >> 5)) * SPW + seg;
+  if (((long long)blockIdx.x * RWPC + (threadIdx.x >> 5)) * SPW >= a.nbatch) return;  // warp-uniform
+  SysMeta<T> C = sys_meta(a, sys);
+  if (sys_bad(a, C) && l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, C.n, 0.0);
+  const int n     = sys_order(a, C);                                  // this segment's order (0: nothing to solve)
+  const int nloop = (int)__reduce_max_sync(FULL, (unsigned)n);        // steps of the warp
+  if (nloop == 0) return;                                             // warp-uniform
+  const bool rev = a.rev;
+  const long long oe = rev ? n - 1 - l : l;  // this lane's row in A's numbering
+  T lv[NL], y[1], d[1], inv[1];
+#pragma unroll
+  for (int q = 0; q < NL; q++) {  // M(e, q) / M(q, e) = A(oe, oq) for both ops: column oq of A, row oe
+    const long long oq = rev ? n - 1 - q : q;
+    lv[q]              = q < n && l < n && (TR ? l <= q : l >= q) && !(a.unit && l == q) ? __ldg(C.A + oe + oq * C.lda) : T(0);
+  }
+  y[0] = l < n ? C.X[oe] : T(0);
+  d[0] = T(1);
+#pragma unroll
+  for (int q = 0; q < NL; q++)
+    if (q == l && !a.unit) d[0] = lv[q];
+  const bool bad = diag_inverse<T, G, 1>(a, sys, n, l, seg, d, inv);
+#pragma unroll
+  for (int q = 0; q < NL; q++) {
+    if (q >= nloop) break;  // warp-uniform
+    const T m[1] = {lv[q]};
+    subst_step<T, G, 1, TR>(y, inv, m, 0, q, l);
+  }
+  if (!bad && n > 0) store_x<T, G, 1, TR>(a, sys, n, l, y, inv, C.X);
+}
+
+// ---------------------------------------------------------------- persistent warps, staged lines
+// One right-hand side: the matrix streams through a per-warp ring in shared memory and the
+// substitution runs in registers (the steps above). A segment of G lanes solves one system (the
+// kernel is written for G-lane segments, two systems per warp at G = 16, which ran n <= 16 until
+// trsv_batch_regs_kernel replaced it; only G = 32 is launched now). A system is a sequence of lines:
+// b, the diagonal (or, ring_diag_inline, each chunk also carries the diagonal elements of the next
+// chunk's steps), then the lines of steps q = 0..n-1 (as in the streamed kernel). Lines travel
+// in chunks of K: the H header chunks hold b (line 0) and the diagonal (line 1), then chunk c
+// holds the lines of steps (c-H)*K .. +K-1. Every lane copies, by cp.async, exactly the elements it
+// later reads (element e of a line into the slot's element r*G+l), so the ring needs no barrier;
+// PF-1 chunks are in flight per warp without costing registers. Warps are persistent: warp w
+// solves the groups w, w+W, w+2W, ... and its ring runs on from one group into the next, so a
+// system's first chunks are in flight while the previous one is finished.
+// Used where it beats the streamed kernel (dispatch_batch), measured on the H100: the streamed
+// kernel keeps PF*NR line values in registers, which costs occupancy at n > 256 (16 rows per
+// lane), and it starts every system's loads cold. Variants measured and dropped (bench/trsv/README.md): one line per
+// cp.async group (issue-bound: 65 instructions per step at n = 32, ncu); the lines as tensor
+// copies (cp.async.bulk into the slot, completing on an mbarrier: 2-3x more instructions, 29-54 %
+// of DRAM bandwidth at n = 32 / 128 fp64); 16-byte cp.async.cg pieces copied for the whole warp;
+// deeper rings; two systems per warp at n = 32..128. All slower.
+// Shapes used (dispatch_batch): 4, 8 and 16 rows per lane. Lines per chunk and chunks in the
+// ring, measured on the H100 (% of copy, same lease):
+//  - 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 /
+//    10 / 14 chunks of one line;
+//  - 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8 chunks of one line;
+//  - 4 rows, n = 128, LN / LT: fp64 73.7 / 70.8 (4 chunks of 2 lines), 74.2 / 74.2 (3 of 2),
+//    70.9 / 72.8 (3 of 4), 73.3 / 74.3 (6 of 1); fp32 61.3 / 62.6, 60.1 / 62.5, 63.1 / 63.6,
+//    60.6 / 57.1.
+template <class T, int NR> constexpr int ring_k() { return NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : 1; }  // lines per chunk (divides G)
+template <class T, int NR> constexpr int ring_pf() { return NR <= 4 ? 3 : NR <= 8 ? 5 : 8; }             // chunks per ring
+template <int NR> constexpr int ring_wpc() { return NR <= 4 ? 2 : 1; }                                    // warps per CTA
+// a slot: K lines of G*NR elements, and (ring_diag_inline) G elements for the next chunk's diagonal
+template <class T, int G, int NR, bool TR> constexpr int ring_slot() { return ring_k<T, NR>() * G * NR + (ring_diag_inline<T, NR, TR>() ? G : 0); }
+template <class T, int G, int NR, bool TR> constexpr size_t ring_smem()
+{
+  return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_slot<T, G, NR, TR>() * (32 / G) * ring_wpc<NR>();
+}
+
 template <class T> __device__ __forceinline__ void cp_async_s(unsigned dst, const T *src)  // to a shared-window address
 {
   if constexpr (sizeof(T) == 8) asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src) : "memory");
@@ -753,6 +802,17 @@ template <class T, int NR, bool TR> sg_status launch_stream_t(sg_ctx *ctx, const
   trsv_batch_stream_kernel<T, NR, TR><<<(unsigned)((B->nbatch + SWPC - 1) / SWPC), 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
+template <class T, int G> sg_status launch_regs(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+{
+  const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
+  sg_status          st;
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  constexpr int  SPC  = RWPC * (32 / G);  // systems per CTA
+  const unsigned grid = (unsigned)((B->nbatch + SPC - 1) / SPC);
+  if (B->trans == SG_TRANS) trsv_batch_regs_kernel<T, G, true><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+  else trsv_batch_regs_kernel<T, G, false><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+  return sg_dev_report_fetch(ctx, rep, fail_batch);
+}
 template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   return B->trans == SG_TRANS ? launch_stream_t<T, NR, true>(ctx, B, pivtol, rep) : launch_stream_t<T, NR, false>(ctx, B, pivtol, rep);
@@ -798,9 +858,9 @@ template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_ba
 
 template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  // one right-hand side: the ring kernel where it measured faster than the streamed one (H100,
-  // % of copy, from same-lease A/B runs, bench/trsv/README.md, "Session of 2026-11-24 (sixth)"): n = 16 (fp64
-  // LN / LT 62.6 / 58.7 against 52.9 / 39.1), n = 65..128 (fp64 74.2 / 74.2 against 73.9 / 67.1,
+  // one right-hand side: n <= 16 the registers kernel (its comment; bench/trsv/README.md,
+  // "Session of 2026-11-25"); above, the ring kernel where it measured faster than the streamed one (H100,
+  // % of copy, from same-lease A/B runs, "Session of 2026-11-24 (sixth)"): n = 65..128 (fp64 74.2 / 74.2 against 73.9 / 67.1,
   // fp32 63.1 / 63.6 against 60.2 / 60.7), n = 129..256 except fp32 op = N (fp64 80.2 / 76.8
   // against 77.5 / 65.8), n = 257..512 (the streamed kernel cannot hold 16 rows per lane; the CTA
   // kernel ran before: fp64 62.1 / 47.9 against 50.1 / 50.3). The streamed kernel stays ahead at
@@ -808,7 +868,7 @@ template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B,
   // (71.2 against 62.2).
   if (B->nrhs == 1) {
     const bool tr = B->trans == SG_TRANS;
-    if (B->n <= 16) return launch_ring<T, 16, 1>(ctx, B, pivtol, rep);
+    if (B->n <= 16) return launch_regs<T, 16>(ctx, B, pivtol, rep);
     if (B->n <= 32) return launch_stream<T, 1>(ctx, B, pivtol, rep);
     if (B->n <= 64) return launch_stream<T, 2>(ctx, B, pivtol, rep);
     if (B->n <= 128) return launch_ring<T, 32, 4>(ctx, B, pivtol, rep);

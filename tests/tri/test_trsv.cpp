@@ -381,9 +381,10 @@ static void run_tb(const BatchT<T> &S, const char *kind, sg_status want = SG_OK,
 template <class T> static void batch_sweep(bool quick)
 {
   std::mt19937_64 rng(99 + sizeof(T));
-  // CUDA paths by the bound n: nrhs = 1: the persistent ring kernel for n <= 16 (two systems per
-  // warp), 65..128 (4 rows per lane), 129..256 (8; fp32 op = N: the streamed kernel) and
-  // 257..512 (16), the streamed warp kernel for 17..64 (1, 2 rows per lane); otherwise a
+  // CUDA paths by the bound n: nrhs = 1: two systems per warp wholly in registers for n <= 16,
+  // the persistent ring kernel for 65..128 (4 rows per lane; op = N and fp32 op = T with the
+  // diagonal a chunk ahead), 129..256 (8; fp32 op = N: the streamed kernel) and 257..512 (16),
+  // the streamed warp kernel for 17..64 (1, 2 rows per lane); otherwise a
   // warp per system with 1..4 rows per lane (n <= 32, 64, 96, 128), a CTA per system (n > 128);
   // nrhs 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
   const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100}
@@ -402,9 +403,10 @@ template <class T> static void batch_sweep(bool quick)
         }
   // one bad system among good ones: zero diagonal in systems 5 (row 11) and 7 (row 2); n = 12:
   // systems 4 and 5 (6 and 7) share a warp on the GPU, 4 and 6 must still be solved; nrhs = 1:
-  // the GPU's streamed warp kernel (n <= 64), nrhs = 2 the staged one
+  // the GPU's registers kernel (n = 12), streamed warp kernel (37) and ring kernel (100: the
+  // diagonal a chunk ahead for op = N and fp32 op = T), nrhs = 2 the staged ones
   for (int nrhs : {2, 1})
-  for (int n : {12, 37})
+  for (int n : {12, 37, 100})
     for (sg_uplo u : kUplo)
       for (sg_trans t : kTrans) {
         BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, n, nrhs, false, rng);
@@ -413,8 +415,10 @@ template <class T> static void batch_sweep(bool quick)
         run_tb(S, "zero diag in systems 5, 7", SG_ERR_ZERO_PIVOT, 5, 11, {5, 7});
       }
   // Inf diagonal (system 4) before a NaN diagonal (system 6): NONFINITE naming system 4
-  {
-    BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, 20, 1, false, rng);
+  // (GPU, one column: n = 20 the streamed kernel, 12 the registers kernel, 100 the ring kernel
+  // with the diagonal a chunk ahead)
+  for (int n : {20, 12, 100}) {
+    BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, n, 1, false, rng);
     S.A[S.aoff[4] + 3 + 3 * (size_t)S.lda] = (T)INFINITY;
     S.A[S.aoff[6] + 1 + 1 * (size_t)S.lda] = (T)NAN;
     run_tb(S, "Inf diag sys 4, NaN diag sys 6", SG_ERR_NONFINITE, 4, 3, {4, 6});
