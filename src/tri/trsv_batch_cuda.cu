@@ -575,13 +575,18 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
 // Shapes used (dispatch_batch): 4, 8 and 16 rows per lane. Lines per chunk and chunks in the
 // ring, measured on the H100 (% of copy, same lease):
 //  - 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 /
-//    10 / 14 chunks of one line;
+//    10 / 14 chunks of one line; fp32 (LT / UT, 2026-11-25): 66.9 / 66.6 % with 5 chunks of one
+//    line, 69.3 / 69.2 with 3 of 2, 68.9 / 68.9 with 5 of 2, 65.7 / 65.7 with 2 of 2, 56.2 / 58.2
+//    with 3 of 4 (fp32 op = N stays with the streamed kernel: 71 % against 65 % for 3 of 2);
 //  - 16 rows: n = 512 op = N 57.3 / 60.6 / 61.7 % with 4 / 6 / 8 chunks of one line;
 //  - 4 rows, n = 128, LN / LT: fp64 73.7 / 70.8 (4 chunks of 2 lines), 74.2 / 74.2 (3 of 2),
 //    70.9 / 72.8 (3 of 4), 73.3 / 74.3 (6 of 1); fp32 61.3 / 62.6, 60.1 / 62.5, 63.1 / 63.6,
 //    60.6 / 57.1.
-template <class T, int NR> constexpr int ring_k() { return NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : 1; }  // lines per chunk (divides G)
-template <class T, int NR> constexpr int ring_pf() { return NR <= 4 ? 3 : NR <= 8 ? 5 : 8; }             // chunks per ring
+template <class T, int NR> constexpr int ring_k()  // lines per chunk (divides G)
+{
+  return NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : NR <= 8 && sizeof(T) == 4 ? 2 : 1;
+}
+template <class T, int NR> constexpr int ring_pf() { return NR <= 4 ? 3 : NR <= 8 ? (sizeof(T) == 4 ? 3 : 5) : 8; }  // chunks per ring
 template <int NR> constexpr int ring_wpc() { return NR <= 4 ? 2 : 1; }                                    // warps per CTA
 // a slot: K lines of G*NR elements, and (ring_diag_inline) G elements for the next chunk's diagonal
 template <class T, int G, int NR, bool TR> constexpr int ring_slot() { return ring_k<T, NR>() * G * NR + (ring_diag_inline<T, NR, TR>() ? G : 0); }
