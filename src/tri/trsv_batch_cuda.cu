@@ -368,9 +368,10 @@ __device__ __forceinline__ bool diag_inverse(const BatchArgs<T> &a, long long sy
   return diag_scan<true, T, G, NR>(a, sys, n, l, seg, d, inv);
 }
 template <class T, int G, int NR>
-__device__ __forceinline__ bool diag_check(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR], T (&inv)[NR])
+__device__ __forceinline__ bool diag_check(const BatchArgs<T> &a, long long sys, int n, int l, int seg, const T (&d)[NR])
 {
-  return diag_scan<false, T, G, NR>(a, sys, n, l, seg, d, inv);
+  T unused[NR];  // (not written: INV = false)
+  return diag_scan<false, T, G, NR>(a, sys, n, l, seg, d, unused);
 }
 // Step q = qb*G + ql with the step's line m (op = N: M(e, q) for this lane's rows e > q; op = T:
 // M(q, e) for e < q; other entries are not read). op = N broadcasts x_q by one shuffle and every
@@ -554,16 +555,16 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
 
 // ---------------------------------------------------------------- persistent warps, staged lines
 // One right-hand side: the matrix streams through a per-warp ring in shared memory and the
-// substitution runs in registers (the steps above). A segment of G lanes solves one system (the
-// kernel is written for G-lane segments, two systems per warp at G = 16, which ran n <= 16 until
-// trsv_batch_regs_kernel replaced it; only G = 32 is launched now). A system is a sequence of lines:
+// substitution runs in registers (the steps above). A warp solves one system at a time (lane l
+// owns rows r*32 + l; two systems per warp in 16-lane segments ran n <= 16 until
+// trsv_batch_regs_kernel replaced it). A system is a sequence of lines:
 // b, the diagonal (or, ring_diag_inline, each chunk also carries the diagonal elements of the next
 // chunk's steps), then the lines of steps q = 0..n-1 (as in the streamed kernel). Lines travel
 // in chunks of K: the H header chunks hold b (line 0) and the diagonal (line 1), then chunk c
 // holds the lines of steps (c-H)*K .. +K-1. Every lane copies, by cp.async, exactly the elements it
-// later reads (element e of a line into the slot's element r*G+l), so the ring needs no barrier;
+// later reads (element e of a line into the slot's element r*32+l), so the ring needs no barrier;
 // PF-1 chunks are in flight per warp without costing registers. Warps are persistent: warp w
-// solves the groups w, w+W, w+2W, ... and its ring runs on from one group into the next, so a
+// solves the systems w, w+W, w+2W, ... and its ring runs on from one system into the next, so a
 // system's first chunks are in flight while the previous one is finished.
 // Used where it beats the streamed kernel (dispatch_batch), measured on the H100: the streamed
 // kernel keeps PF*NR line values in registers, which costs occupancy at n > 256 (16 rows per
@@ -582,18 +583,16 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
 //  - 4 rows, n = 128, LN / LT: fp64 73.7 / 70.8 (4 chunks of 2 lines), 74.2 / 74.2 (3 of 2),
 //    70.9 / 72.8 (3 of 4), 73.3 / 74.3 (6 of 1); fp32 61.3 / 62.6, 60.1 / 62.5, 63.1 / 63.6,
 //    60.6 / 57.1.
-template <class T, int NR> constexpr int ring_k()  // lines per chunk (divides G)
+constexpr int RG = 32;  // lanes per system in the ring kernel (a warp)
+template <class T, int NR> constexpr int ring_k()  // lines per chunk (divides RG)
 {
   return NR <= 4 ? (sizeof(T) == 8 ? 2 : 4) : NR <= 8 && sizeof(T) == 4 ? 2 : 1;
 }
 template <class T, int NR> constexpr int ring_pf() { return NR <= 4 ? 3 : NR <= 8 ? (sizeof(T) == 4 ? 3 : 5) : 8; }  // chunks per ring
 template <int NR> constexpr int ring_wpc() { return NR <= 4 ? 2 : 1; }                                    // warps per CTA
-// a slot: K lines of G*NR elements, and (ring_diag_inline) G elements for the next chunk's diagonal
-template <class T, int G, int NR, bool TR> constexpr int ring_slot() { return ring_k<T, NR>() * G * NR + (ring_diag_inline<T, NR, TR>() ? G : 0); }
-template <class T, int G, int NR, bool TR> constexpr size_t ring_smem()
-{
-  return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_slot<T, G, NR, TR>() * (32 / G) * ring_wpc<NR>();
-}
+// a slot: K lines of RG*NR elements, and (ring_diag_inline) RG elements for the next chunk's diagonal
+template <class T, int NR, bool TR> constexpr int ring_slot() { return ring_k<T, NR>() * RG * NR + (ring_diag_inline<T, NR, TR>() ? RG : 0); }
+template <class T, int NR, bool TR> constexpr size_t ring_smem() { return sizeof(T) * (size_t)ring_pf<T, NR>() * ring_slot<T, NR, TR>() * ring_wpc<NR>(); }
 
 template <class T> __device__ __forceinline__ void cp_async_s(unsigned dst, const T *src)  // to a shared-window address
 {
@@ -601,40 +600,43 @@ template <class T> __device__ __forceinline__ void cp_async_s(unsigned dst, cons
   else asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <class T, int G, int NR, bool TR>
+template <class T, int NR, bool TR>
 __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(const BatchArgs<T> a, long long W)
 {
   constexpr bool DL = ring_diag_inline<T, NR, TR>();  // the diagonal a chunk ahead (else a header line of its own)
-  constexpr int  K = ring_k<T, NR>(), PF = ring_pf<T, NR>(), H = DL ? 1 : (2 + K - 1) / K, LINE = G * NR, CHUNK = ring_slot<T, G, NR, TR>(), SPW = 32 / G;
+  constexpr int  G = RG, K = ring_k<T, NR>(), PF = ring_pf<T, NR>(), H = DL ? 1 : (2 + K - 1) / K, LINE = G * NR, CHUNK = ring_slot<T, NR, TR>();
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
-  const T *const  ring = (const T *)smem_raw + (size_t)((threadIdx.x >> 5) * SPW + seg) * PF * CHUNK + l;  // this lane's element 0 of slot 0
+  const int       l = threadIdx.x & 31;
+  const T *const  ring = (const T *)smem_raw + (size_t)(threadIdx.x >> 5) * PF * CHUNK + l;  // this lane's element 0 of slot 0
   const unsigned  ring_s = smem_u32(ring);
-  const long long w      = (long long)blockIdx.x * ring_wpc<NR>() + (threadIdx.x >> 5);  // group g of the warp: systems g*SPW + seg
+  const long long w      = (long long)blockIdx.x * ring_wpc<NR>() + (threadIdx.x >> 5);  // the warp's first system
   const bool      rev = a.rev, unit = a.unit;
-  auto group_chunks = [&](int n) { return (int)__reduce_max_sync(FULL, n > 0 ? (unsigned)(H + (n + K - 1) / K) : 0u); };
-  auto group_end    = [&](const SysMeta<T> &m) { return !__any_sync(FULL, m.n != INT_MIN); };
+  // chunks of a system of order n (0: nothing to solve), and the end of the batch. Both are the
+  // same in every lane; the warp votes say so to the compiler (uniform registers and branches:
+  // without them ptxas allocated these kernels differently and spilled up to 36 bytes)
+  auto sys_chunks = [&](int n) { return (int)__reduce_max_sync(FULL, n > 0 ? (unsigned)(H + (n + K - 1) / K) : 0u); };
+  auto past_end   = [&](const SysMeta<T> &m) { return !__any_sync(FULL, m.n != INT_MIN); };
 
-  // issue cursor: chunk ic of the group ig (this segment's system I of order in, 0 when it has
-  // nothing to solve); icl = this lane's element of step iq's line, idp = the step from one line to the next
+  // issue cursor: chunk ic of the system ig (I, of order in, 0 when it has nothing to solve);
+  // icl = this lane's element of step iq's line, idp = the step from one line to the next
   long long  ig = w;
-  SysMeta<T> I = sys_meta(a, ig * SPW + seg), In;
+  SysMeta<T> I = sys_meta(a, ig), In;
   int        ic = 0, ichunks = 0, islot = 0, in = 0, iq = 0;
   bool       iend = false;
   const T   *icl = nullptr;
   long long  idp = 0;
-  auto next_group = [&](bool first) {  // from I (or the next group) on to the first group with chunks
+  auto next_sys = [&](bool first) {  // from I (or the next system) on to the first system with chunks
     for (;; first = false) {
       if (!first) ig += W, I = In;
-      In      = sys_meta(a, (ig + W) * SPW + seg);
+      In      = sys_meta(a, ig + W);
       in      = sys_order(a, I);
-      ichunks = group_chunks(in), iend = group_end(I);
-      if (iend || ichunks > 0) break;  // (empty groups: reported by the consumer)
+      ichunks = sys_chunks(in), iend = past_end(I);
+      if (iend || ichunks > 0) break;  // (empty or invalid systems: reported by the consumer)
     }
     ic = 0, iq = 0;
     if (in > 0) icl = I.A + (rev ? (long long)(in - 1) * I.lda + (in - 1 - l) : l), idp = rev ? -(long long)I.lda : I.lda;
   };
-  next_group(true);
+  next_sys(true);
   auto issue = [&]() {  // chunk ic into slot islot, then on to the next chunk
     if (!iend) {
       const unsigned d = ring_s + (unsigned)(islot * CHUNK * sizeof(T));
@@ -671,7 +673,7 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
           cp_async_s(d + (unsigned)(K * LINE * sizeof(T)), I.A + oq * ((long long)I.lda + 1));
         }
       }
-      if (++ic == ichunks) next_group(false);
+      if (++ic == ichunks) next_sys(false);
     }
     cp_commit();  // an empty group past the end keeps the count
     islot = islot + 1 == PF ? 0 : islot + 1;
@@ -697,15 +699,14 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
     issue();
   };
 
-  for (long long cg = w;; cg += W) {
-    const long long sys = cg * SPW + seg;
-    SysMeta<T>      C   = sys_meta(a, sys);
-    if (group_end(C)) break;
+  for (long long sys = w;; sys += W) {
+    SysMeta<T> C = sys_meta(a, sys);
+    if (past_end(C)) break;
     if (sys_bad(a, C) && l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, C.n, 0.0);
-    const int n = sys_order(a, C);  // this segment's order (0: nothing to write)
-    const int chunks = group_chunks(n);
+    const int n = sys_order(a, C);  // 0: nothing to solve
+    const int chunks = sys_chunks(n);
     if (chunks == 0) continue;
-    const int steps = (chunks - H) * K;  // >= the group's largest order; steps past a system's order touch only rows past it
+    const int steps = (chunks - H) * K;  // >= n; steps past n touch only rows past it
     T         y[NR], d[NR], inv[NR];
 #pragma unroll
     for (int hc = 0; hc < H; hc++) {
@@ -722,7 +723,7 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
     if constexpr (DL) {
 #pragma unroll
       for (int r = 0; r < NR; r++) d[r] = inv[r] = T(1);  // (unit diagonal, rows past n)
-    } else bad = diag_inverse<T, G, NR>(a, sys, n, l, seg, d, inv);
+    } else bad = diag_inverse<T, G, NR>(a, sys, n, l, 0, d, inv);
 #pragma unroll
     for (int qb = 0; qb < NR; qb++) {
       if (qb * G >= steps) break;  // warp-uniform
@@ -735,7 +736,7 @@ __global__ void __launch_bounds__(32 * ring_wpc<NR>()) trsv_batch_ring_kernel(co
         for (int k = 0; k < K; k++) subst_step<T, G, NR, TR>(y, inv, m[k], qb, q0 + k, l);
       }
     }
-    if (DL) bad = diag_check<T, G, NR>(a, sys, n, l, seg, d, inv);
+    if (DL) bad = diag_check<T, G, NR>(a, sys, n, l, 0, d);
     if (!bad) store_x<T, G, NR, TR>(a, sys, n, l, y, inv, C.X);  // a bad pivot: nothing written
   }
   cp_wait<0>();
@@ -823,14 +824,14 @@ template <class T, int NR> sg_status launch_stream(sg_ctx *ctx, const sg_trsv_ba
   return B->trans == SG_TRANS ? launch_stream_t<T, NR, true>(ctx, B, pivtol, rep) : launch_stream_t<T, NR, false>(ctx, B, pivtol, rep);
 }
 // Persistent grid: as many warps as fit on the device (occupancy x SMs), but no more than the
-// groups need, and balanced: every warp solves the same number of groups (+-1).
-// SG_TRSV_BATCH_WARPS caps the warps (tests: several groups per warp with few systems).
-template <class T, int G, int NR, bool TR> sg_status launch_ring_t(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+// systems need, and balanced: every warp solves the same number of systems (+-1).
+// SG_TRSV_BATCH_WARPS caps the warps (tests: several systems per warp with few systems).
+template <class T, int NR, bool TR> sg_status launch_ring_t(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   const BatchArgs<T> a    = make_args<T>(ctx, B, pivtol);
-  constexpr size_t   smem = ring_smem<T, G, NR, TR>();
+  constexpr size_t   smem = ring_smem<T, NR, TR>();
   constexpr int      WPC  = ring_wpc<NR>();
-  auto               kernel = trsv_batch_ring_kernel<T, G, NR, TR>;
+  auto               kernel = trsv_batch_ring_kernel<T, NR, TR>;
   static int         per_sm = 0;  // resident CTAs per SM (once per instantiation)
   sg_status          st;
   if (!per_sm) {
@@ -839,19 +840,18 @@ template <class T, int G, int NR, bool TR> sg_status launch_ring_t(sg_ctx *ctx, 
     if ((st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32 * WPC, smem), rep, "batched trsv occupancy")) != SG_OK) return st;
     if (per_sm < 1) return sg_report_set(rep, SG_ERR_DEVICE, -1, -1, 0.0, "batched trsv: no CTA of %zu bytes of shared memory fits on an SM", smem);
   }
-  const long long groups = (B->nbatch + 32 / G - 1) / (32 / G);
   long long       wmax   = (long long)per_sm * sg_cuda_num_sms() * WPC;
   wmax                   = std::min<long long>(wmax, env_int("SG_TRSV_BATCH_WARPS", 1 << 30, 1, 1 << 30));
-  const long long per_w  = (groups + wmax - 1) / wmax;            // groups per warp
-  const long long W      = (groups + per_w - 1) / per_w;          // warps, balanced
+  const long long per_w  = (B->nbatch + wmax - 1) / wmax;         // systems per warp
+  const long long W      = (B->nbatch + per_w - 1) / per_w;       // warps, balanced
   const long long ctas   = (W + WPC - 1) / WPC;
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   kernel<<<(unsigned)ctas, 32 * WPC, smem, sg_stream(ctx)>>>(a, ctas * WPC);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
-template <class T, int G, int NR> sg_status launch_ring(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
+template <class T, int NR> sg_status launch_ring(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
-  return B->trans == SG_TRANS ? launch_ring_t<T, G, NR, true>(ctx, B, pivtol, rep) : launch_ring_t<T, G, NR, false>(ctx, B, pivtol, rep);
+  return B->trans == SG_TRANS ? launch_ring_t<T, NR, true>(ctx, B, pivtol, rep) : launch_ring_t<T, NR, false>(ctx, B, pivtol, rep);
 }
 // segment width G and rows per lane NR by the bound n; 4 right-hand sides per substitution
 template <class T, int G, int NR> sg_status warp_k(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
@@ -876,13 +876,13 @@ template <class T> sg_status dispatch_batch(sg_ctx *ctx, const sg_trsv_batch *B,
     if (B->n <= 16) return launch_regs<T, 16>(ctx, B, pivtol, rep);
     if (B->n <= 32) return launch_stream<T, 1>(ctx, B, pivtol, rep);
     if (B->n <= 64) return launch_stream<T, 2>(ctx, B, pivtol, rep);
-    if (B->n <= 128) return launch_ring<T, 32, 4>(ctx, B, pivtol, rep);
+    if (B->n <= 128) return launch_ring<T, 4>(ctx, B, pivtol, rep);
     if (B->n <= 256) {  // (only the variants used are instantiated)
-      if (tr) return launch_ring_t<T, 32, 8, true>(ctx, B, pivtol, rep);
-      if constexpr (sizeof(T) == 8) return launch_ring_t<T, 32, 8, false>(ctx, B, pivtol, rep);
+      if (tr) return launch_ring_t<T, 8, true>(ctx, B, pivtol, rep);
+      if constexpr (sizeof(T) == 8) return launch_ring_t<T, 8, false>(ctx, B, pivtol, rep);
       else return launch_stream_t<T, 8, false>(ctx, B, pivtol, rep);
     }
-    return launch_ring<T, 32, 16>(ctx, B, pivtol, rep);
+    return launch_ring<T, 16>(ctx, B, pivtol, rep);
   }
   if (B->n <= 32) return warp_k<T, 32, 1>(ctx, B, pivtol, rep);
   if (B->n <= 64) return warp_k<T, 32, 2>(ctx, B, pivtol, rep);
