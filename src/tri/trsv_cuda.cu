@@ -285,12 +285,6 @@ __device__ __forceinline__ int chain_at(int r, int c, bool trans, bool rev)
   const int u = trans ? c : r, v = trans ? r : c;  // box coordinates before the reflection
   return (rev ? NB1 - 1 - v : v) * NB1 + (rev ? NB1 - 1 - u : u);
 }
-__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int row, int col, unsigned long long *bar)
-{
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
-               "l"((unsigned long long)map), "r"(row), "r"(col), "r"(smem_u32(bar))
-               : "memory");
-}
 // Tile (I, J) of M: the origin (r0, c0) in A of its 64 x 64 box (transposed for op = T, reflected
 // for UN / LT). Used by the chain's own copies and by the copy warps.
 template <class T> __device__ __forceinline__ void tile_box(const View<T> &V, int I, int J, int &r0, int &c0)
@@ -983,6 +977,9 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
 template <class T> sg_status dispatch_one(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {
   const long long k = P->nrhs;
+  bool            used = false;
+  const sg_status st   = trsv_cluster_solve<T>(ctx, P, pivtol, rep, &used);  // one cluster for one column of modest n
+  if (used) return st;
   if (k <= 1) return launch_one<T, 1>(ctx, P, pivtol, rep);
   if (k <= 2) return launch_one<T, 2>(ctx, P, pivtol, rep);
   if (k <= 4) return launch_one<T, 4>(ctx, P, pivtol, rep);

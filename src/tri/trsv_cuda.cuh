@@ -54,6 +54,15 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
 }
 __device__ __forceinline__ void st_release(unsigned *p, unsigned v) { asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
 
+// One tensor copy (the Hopper copy engine) of the box at (row, col) of a 2-D tensor map into
+// shared memory, completing on the mbarrier bar (whose phase expects the box's bytes).
+__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int row, int col, unsigned long long *bar)
+{
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(row), "r"(col), "r"(smem_u32(bar))
+               : "memory");
+}
+
 // Barrier over the NT threads that run the kernels' jobs (named barrier 1; the same as
 // __syncthreads when NT is the block size). The one-system kernel adds a copy warp that feeds the
 // chain and stays outside it.
@@ -295,5 +304,11 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, const T *ys, 
     emit(r, k, valid ? x : T(0), valid);
   }
 }
+
+// One system (nrhs = 1) of modest order on one thread-block cluster (trsv_cluster_cuda.cu). When
+// the case is its own (one right-hand side, n within SG_TRSV_CLUSTER_MAXN, the device runs the
+// cluster, its shared memory fits) it solves it, sets *used and returns the status; otherwise
+// *used = false and SG_OK, and the caller solves it.
+template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used);
 
 } // namespace sgtrsv
