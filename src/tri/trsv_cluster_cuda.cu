@@ -49,6 +49,7 @@ template <class T> struct ClArgs {
   T              pivtol;
   bool           unit;
   sg_dev_report *rep;
+  int            bcast;      // 0: st.async of 16-byte pieces, 1: bulk copies (experiment)
   unsigned long long *prof;  // NULL, or SG_TRSV_PROFILE: %globaltimer per block row (see trsv_cluster_solve)
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
@@ -71,6 +72,9 @@ template <bool TR, bool RV> __device__ __forceinline__ int tat(int r, int c)
   const int a = TR ? c : r, b = TR ? r : c, e = b * CB + a;
   return RV ? CB * CB - 1 - e : e;
 }
+// P(i, c) in the slot of tile (I, I-1), skewed: lane c writing column c and lane r reading row r
+// both touch 32 different banks
+__device__ __forceinline__ int pskew(int i, int c) { return c * CB + ((i + c) & (CB - 1)); }
 __device__ __forceinline__ unsigned long long gtime()
 {
   unsigned long long t;
@@ -128,16 +132,6 @@ __device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar)
                  smem_u32(bar))
                : "memory");
 }
-__device__ __forceinline__ void st_async(unsigned raddr, double v, unsigned rbar)
-{
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];\n" ::"r"(raddr), "l"(__double_as_longlong(v)), "r"(rbar)
-               : "memory");
-}
-__device__ __forceinline__ void st_async(unsigned raddr, float v, unsigned rbar)
-{
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(raddr), "r"(__float_as_uint(v)), "r"(rbar) : "memory");
-}
-
 // Reduce-scatter of a[0..31] over the warp: lane l returns sum over lanes of a[l]. Level W: the
 // lanes with bit W keep the upper half of their 2W values and send the lower one (compile-time
 // indices only, so the array stays in registers).
@@ -197,104 +191,167 @@ __device__ void update_warp(const ClArgs<T> &a, const CUtensorMap *map, unsigned
   T          dl   = (!mine || a.unit) ? T(1) : D(lane, lane);
   if (mine && !a.unit && sg_trsv_bad_diag(dl, a.pivtol)) sg_dev_flag(a.rep, sg_trsv_diag_class(dl), 0, a.aidx(row), (double)dl);
   const T rl = rcp(dl);
-  T       x[CB];
+  // The same substitution also forms P_I = D^{-1} M(I, I-1), lane j its column j (right-hand
+  // side M(I, I-1)(:, j) beside e_j); the critical warp's step is then x_I = z_I - P_I x_{I-1},
+  // one GEMV. (op = N: lane j reads column j of the copied tile with a 16- / 32-way bank
+  // conflict, once per block row.)
+  T x[CB], p[CB];
+  if (I > 0) mbar_wait(ctb + k, 0);
 #pragma unroll
-  for (int i = 0; i < CB; i++) x[i] = T(0);
+  for (int i = 0; i < CB; i++) {
+    x[i] = T(0);
+    p[i] = I > 0 ? ct[tat<TR, RV>(i, lane)] : T(0);
+  }
   // No predicates (code size: this runs once per launch, from a cold instruction cache): rows
-  // m < j hold 0 and add nothing; a non-finite D(i, m) with m < j can only make entries (i', j),
-  // i' >= i, non-finite, i.e. rows that depend on row i's non-finite value anyway, so the
-  // first non-finite row of x (the one reported) is unchanged. Dummy rows and columns are zero.
+  // m < j of x hold 0 and add nothing; a non-finite entry in row i of D or M(I, I-1) can only make
+  // entries of rows i' >= i non-finite, i.e. rows that depend on row i's non-finite value anyway,
+  // so the first non-finite row of x (the one reported) is unchanged. Dummy rows and columns are zero.
 #pragma unroll
-  for (int m = 0; m < CB; m++) {  // x[m] final, then removed from the rows below it
-    x[m] = (m == lane ? T(1) : x[m]) * __shfl_sync(~0u, rl, m);
+  for (int m = 0; m < CB; m++) {  // row m final, then removed from the rows below it
+    const T rm = __shfl_sync(~0u, rl, m);
+    x[m]       = (m == lane ? T(1) : x[m]) * rm;
+    p[m] *= rm;
 #pragma unroll
-    for (int i = m + 1; i < CB; i++) x[i] = fma(-D(i, m), x[m], x[i]);
+    for (int i = m + 1; i < CB; i++) {
+      const T dim = D(i, m);
+      x[i]        = fma(-dim, x[m], x[i]);
+      p[i]        = fma(-dim, p[m], p[i]);
+    }
   }
 #pragma unroll
   for (int i = 0; i < CB; i++) dv[lane * CLD + i] = i >= lane ? x[i] : T(0);  // Dinv(i, lane)
+  __syncwarp();  // every lane has read the tile (I, I-1) and is done with the diagonal tile (slot 0)
+  if (I > 0) {
+#pragma unroll
+    for (int i = 0; i < CB; i++) ct[pskew(i, lane)] = p[i];  // P(i, lane), skewed: conflict-free both ways
+  }
   if (a.prof && lane == 0) a.prof[4 * I] = gtime();
-  mbar_arrive(rdyA + k);  // Dinv is visible to the critical warp
-  __syncwarp();           // every lane is done with the diagonal tile (slot 0)
+  mbar_arrive(rdyA + k);  // P_I is visible to the critical warp
   if (lane == 0 && rs - 1 < ntile) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
     tile_copy(a, map, ring, I, rs - 1, sb);
   }
-  // ---- r_I = b_I - sum_{J <= I-2} M(I, J) x_J
+  // ---- r_I = b_I - sum_{J <= I-2} M(I, J) x_J; each tile is read into registers before its x_J
+  // is waited for (the last one is on the critical path)
+  T dr[CB];  // row `lane` of Dinv, for z_I
+#pragma unroll
+  for (int c = 0; c < CB; c++) dr[c] = dv[c * CLD + lane];
   T acc[CB];
 #pragma unroll
   for (int i = 0; i < CB; i++) acc[i] = T(0);
   for (int t = 0; t < ntile; t++) {
     const int s = (t + 1) % rs;
     mbar_wait(sb + s, ((t + 1) / rs) & 1);
-    bar_wait_cluster(xbar + t);
     const T *tl = ring + (size_t)s * CB * CB;
     const T *xj = xs + (size_t)t * CB;
-    if (TR) {  // lane = column: partial sums of all 32 rows
-      const T xv = xj[lane];
+    T        tv[CB];  // TR: lane = column, tv[r] = M(r, lane); else lane = row, tv[c] = M(lane, c)
 #pragma unroll
-      for (int r = 0; r < CB; r++) acc[r] = fma(tl[tat<TR, RV>(r, lane)], xv, acc[r]);
-    } else {  // lane = row: four chains
-#pragma unroll
-      for (int c = 0; c < CB; c++) acc[c & 3] = fma(tl[tat<TR, RV>(lane, c)], xj[c], acc[c & 3]);
-    }
+    for (int q = 0; q < CB; q++) tv[q] = TR ? tl[tat<TR, RV>(q, lane)] : tl[tat<TR, RV>(lane, q)];
     __syncwarp();  // the slot is read: refill it with tile t + rs
     if (lane == 0 && t + rs < ntile) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       tile_copy(a, map, (T *)tl, I, t + rs, sb + s);
     }
+    bar_wait_cluster(xbar + t);
+    if (TR) {  // partial sums of all 32 rows
+      const T xv = xj[lane];
+#pragma unroll
+      for (int r = 0; r < CB; r++) acc[r] = fma(tv[r], xv, acc[r]);
+    } else {  // four chains
+#pragma unroll
+      for (int c = 0; c < CB; c++) acc[c & 3] = fma(tv[c], xj[c], acc[c & 3]);
+    }
   }
   T sum;
   if (TR) sum = reduce_scatter(acc, lane);
   else sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  // z_I = Dinv_I r_I (lower part only), r_I broadcast through shared memory
   rv[lane] = bval - sum;
+  __syncwarp();
+  T z[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+  for (int c = 0; c < CB; c++)
+    if (c <= lane) z[c & 3] = fma(dr[c], rv[c], z[c & 3]);
+  __syncwarp();
+  rv[lane] = (z[0] + z[1]) + (z[2] + z[3]);
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);
+}
+
+// x_I (lane r holds row r) into every CTA's x window, counted on its xbar[I]: 16-byte stores
+// (fp64 pairs, fp32 quads gathered by shuffles), each lane serving a few CTAs
+__device__ __forceinline__ void st_async_v(unsigned raddr, double v0, double v1, unsigned rbar)
+{
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];\n" ::"r"(raddr), "l"(__double_as_longlong(v0)),
+               "l"(__double_as_longlong(v1)), "r"(rbar)
+               : "memory");
+}
+__device__ __forceinline__ void st_async_v(unsigned raddr, float v0, float v1, float v2, float v3, unsigned rbar)
+{
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];\n" ::"r"(raddr), "r"(__float_as_uint(v0)),
+               "r"(__float_as_uint(v1)), "r"(__float_as_uint(v2)), "r"(__float_as_uint(v3)), "r"(rbar)
+               : "memory");
+}
+template <class T> __device__ __forceinline__ void broadcast(T x, int I, unsigned xs0, unsigned bar0, unsigned rank, unsigned cs, int lane)
+{
+  constexpr int V = 16 / (int)sizeof(T), G = CB / V;  // values per store, stores per CTA
+  const int     g = lane % G;
+  T             v[V];
+#pragma unroll
+  for (int e = 0; e < V; e++) v[e] = __shfl_sync(~0u, x, g * V + e);
+  const unsigned off = xs0 + (unsigned)((I * CB + g * V) * sizeof(T)), bo = bar0 + (unsigned)(I * 8);
+  for (unsigned h = (unsigned)(lane / G); h < cs; h += 32 / G) {  // the next ranks first (they own the next block rows)
+    unsigned q = rank + 1 + h;
+    q          = q >= cs ? q - cs : q;
+    if constexpr (V == 2) st_async_v(cl_map(off, q), v[0], v[1], cl_map(bo, q));
+    else st_async_v(cl_map(off, q), v[0], v[1], v[2], v[3], cl_map(bo, q));
+  }
 }
 
 template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<T> &a, unsigned char *smem, const ClLayout &L, unsigned rank, unsigned cs, int lane)
 {
   const int           nb   = a.nb;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + nb, *rdyB = rdyA + a.ob, *ctb = rdyB + a.ob;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + nb, *rdyB = rdyA + a.ob;
   T                  *xs   = (T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
   for (int k = 0;; k++) {
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
-    const T *dv = (const T *)(smem + L.dv) + (size_t)k * CB * CLD, *ct = (const T *)(smem + L.ct) + (size_t)k * CB * CB;
-    // tile (I, I-1): lane r takes row r in the rotated column order c = (q + r) % 32 (conflict-free
-    // for every layout of the copied box); Dinv row r
-    T t[CB], d[CB];
-    if (I > 0) {
-      mbar_wait(ctb + k, 0);
-#pragma unroll
-      for (int q = 0; q < CB; q++) t[q] = ct[tat<TR, RV>(lane, (q + lane) & (CB - 1))];
-    }
+    const T *ct = (const T *)(smem + L.ct) + (size_t)k * CB * CB;
+    // P_I = Dinv_I M(I, I-1): lane r takes row r
+    T t[CB];
     mbar_wait(rdyA + k, 0);
+    if (I > 0) {
 #pragma unroll
-    for (int c = 0; c < CB; c++) d[c] = dv[c * CLD + lane];
+      for (int c = 0; c < CB; c++) t[c] = ct[pskew(lane, c)];
+    }
     mbar_wait(rdyB + k, 0);
-    T y = ((const T *)(smem + L.rv))[k * CB + lane];
+    T xv = ((const T *)(smem + L.rv))[k * CB + lane];  // z_I
     if (I > 0) {
       bar_wait_cluster(xbar + I - 1);
       if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
       const T *xp = xs + (size_t)(I - 1) * CB;
       T        s[4] = {T(0), T(0), T(0), T(0)};
 #pragma unroll
-      for (int q = 0; q < CB; q++) s[q & 3] = fma(t[q], xp[(q + lane) & (CB - 1)], s[q & 3]);
-      y -= (s[0] + s[1]) + (s[2] + s[3]);
+      for (int c = 0; c < CB; c++) s[c & 3] = fma(t[c], xp[c], s[c & 3]);
+      xv -= (s[0] + s[1]) + (s[2] + s[3]);
     }
-    T e[4] = {T(0), T(0), T(0), T(0)};
-#pragma unroll
-    for (int c = 0; c < CB; c++) {  // lower triangle only: 0 * NaN must not reach rows that do not depend on it
-      const T yc = __shfl_sync(~0u, y, c);
-      if (c <= lane) e[c & 3] = fma(d[c], yc, e[c & 3]);
-    }
-    const int  row = I * CB + lane;
+    const int  row  = I * CB + lane;
     const bool real = a.real(row);
-    const T    xv   = real ? (e[0] + e[1]) + (e[2] + e[3]) : T(0);
-    const unsigned off = (unsigned)(row * sizeof(T)), bo = (unsigned)(I * 8);
-    for (unsigned q = 0; q < cs; q++) st_async(cl_map(xs0 + off, q), xv, cl_map(bar0 + bo, q));
+    if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
+    if (a.bcast) {  // stage x_I in r_k's slot (read above), then one bulk copy per CTA
+      T *stage = (T *)(smem + L.rv) + k * CB;
+      stage[lane] = xv;
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      __syncwarp();
+      if (lane < (int)cs) {
+        const unsigned dst = cl_map(xs0 + (unsigned)(I * CB * sizeof(T)), (unsigned)lane), bar = cl_map(bar0 + (unsigned)(I * 8), (unsigned)lane);
+        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst), "r"(smem_u32(stage)),
+                     "r"((unsigned)(CB * sizeof(T))), "r"(bar)
+                     : "memory");
+      }
+    } else broadcast(xv, I, xs0, bar0, rank, cs, lane);
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
@@ -383,7 +440,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     }
   }
   if (!cs_max) return SG_OK;
-  const int cs = nb < cs_max ? nb : cs_max, ob = (nb + cs - 1) / cs;
+  const int csx = env_int("SG_TRSV_CLUSTER_CS", cs_max, 1, cs_max), cs = nb < csx ? nb : csx, ob = (nb + cs - 1) / cs;
   if (ob > cl_warps<T>() - 1) return SG_OK;  // more block rows per CTA than update warps
   const size_t fixed = cl_layout<T>(nb, ob, 0).total, per = (size_t)ob * (CB * CB * sizeof(T) + 8);
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
@@ -403,6 +460,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   a.unit   = P->diag == SG_UNIT;
   a.rep    = sg_dreport(ctx);
   a.prof   = nullptr;
+  a.bcast  = env_int("SG_TRSV_CLUSTER_BCAST", 0, 0, 1);
   *used    = true;
   const size_t nprof = 4 * (size_t)nb + CS_MAX;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
@@ -430,7 +488,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     for (int q = 0; q < cs; q++) t0 = h[4 * nb + q] < t0 ? h[4 * nb + q] : t0;
     fprintf(stderr, "[trsv cluster] n=%d nb=%d cs=%d ob=%d rs=%d smem=%zu; us from the first CTA's start: CTA starts", n, nb, cs, ob, rs, cfg.dynamicSmemBytes);
     for (int q = 0; q < cs; q++) fprintf(stderr, " %.2f", (h[4 * nb + q] - t0) * 1e-3);
-    fprintf(stderr, "\n[trsv cluster] per block row I: Dinv ready / r ready / x_{I-1} here / x_I sent\n");
+    fprintf(stderr, "\n[trsv cluster] per block row I: P ready / z ready / x_{I-1} here / x_I formed\n");
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %3d: %8.2f %8.2f %8.2f %8.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, I ? (h[4 * I + 2] - t0) * 1e-3 : 0.0,
               (h[4 * I + 3] - t0) * 1e-3);
