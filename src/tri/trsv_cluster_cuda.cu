@@ -1,28 +1,35 @@
-// One dense triangular system of modest order (n up to a few thousand, one right-hand side) on
-// ONE thread-block cluster (up to 16 CTAs on 16 SMs): the x blocks travel between the CTAs
-// through distributed shared memory, never through L2. (trsv_cuda.cu's chain + helpers design
-// pays a global-memory round trip and CTA-wide barriers per 64-row block row; for n <= 4096 its
-// fixed cost and ~1.8 us per block row dominated, bench/trsv/README.md.)
+// One dense triangular system of modest order (one right-hand side; fp64 n <= 2048, fp32 n <=
+// 4096 by default) on ONE thread-block cluster of up to 16 CTAs (16 SMs): the solution blocks
+// travel between the CTAs through distributed shared memory, never through L2. (trsv_cuda.cu's
+// chain + helpers design pays a global-memory round trip and CTA-wide barriers per 64-row block
+// row; below n ~ 4096 its ~10 us fixed cost and ~1.8 us per block row dominated,
+// bench/trsv/README.md.)
 //
-// M (the effective lower matrix of View, trsv_cuda.cuh) is cut into block rows of CB = 32.
-// Block row I belongs to CTA I % CS of the cluster. In every CTA:
-//  - warp 1 + k ("update warp") owns block row I = rank + CS k. It loads the diagonal tile,
-//    inverts it (one column per lane, forward substitution) into shared memory, loads the
-//    tile (I, I-1) for the critical warp (both announced on rdyA[k]), then streams the tiles
-//    (I, 0) .. (I, I-2) through its own cp.async ring as the x_J arrive and hands r_I =
-//    b_I - sum_{J <= I-2} M(I,J) x_J to the critical warp (rdyB[k]). Every lane consumes only
-//    the elements it copied itself, so the ring needs no barrier: op = N, lane = row (a row sum
-//    per lane); op = T, lane = column (32 partial row sums per lane, one reduce-scatter of
-//    shuffles at the end of the block row).
-//  - warp 0 ("critical warp") runs the CTA's block rows in order: with tile (I, I-1) and
-//    Dinv_I in registers, once x_{I-1} has arrived: y = r_I - M(I,I-1) x_{I-1}, x_I = Dinv_I y
-//    (lane = row; y by shuffles), x_I to X and, by st.async, into every CTA's copy of x with
-//    the bytes counted on that CTA's mbarrier xbar[I] (no flags, no fences).
-// The critical path per block row is one DSMEM hop and two 32 x 32 GEMVs in one warp.
-// Deadlock-free: a CTA of the cluster is co-resident with the others (cluster launch), warps
-// wait only for x blocks of smaller rows and for their own CTA's update warps.
+// M (the effective lower matrix: op(A), reflected for UN / LT) is cut into block rows of CB = 32
+// on a grid aligned to A's, so that every tile is one 32 x 32 tensor copy (the partial block is
+// the last of A; M's rows past A are "dummy" rows: zero, unit pivot, x = 0). Block row I belongs
+// to CTA I % CS of the cluster. In every CTA (warps: 1 critical, ob update, up to ob helpers):
+//  - the update warp of block row I copies the diagonal tile and the tile M(I, I-1) and inverts
+//    the diagonal tile (Dinv_I, one column per lane, forward substitution); its helper warp (or,
+//    without one, the update warp after Dinv) forms P_I = Dinv_I M(I, I-1) by the same
+//    substitution (rdyA[k]). The update warp then streams the tiles M(I, 0) .. M(I, I-2) through
+//    its own ring of tensor copies, each multiplied once its x_J has arrived (op = N: lane = row;
+//    op = T: lane = column, 32 partial row sums, one reduce-scatter of shuffles at the end), and
+//    hands z_I = Dinv_I (b_I - sum_{J <= I-2} M(I, J) x_J) to the critical warp (rdyB[k]).
+//  - the critical warp takes the CTA's block rows in order: with P_I's row in registers, once
+//    x_{I-1} has arrived: x_I = z_I - P_I x_{I-1} (one 32 x 32 GEMV, lane = row), x_I to X and,
+//    by st.async of 16-byte pieces, into every CTA's copy of x, the bytes counted on that CTA's
+//    mbarrier xbar[I] (no flags, no fences; the next ranks first).
+// The critical path per block row is one DSMEM hop and one GEMV in one warp (~0.33 us on an
+// H100), the fixed cost the diagonal work of the first block rows (~4-5 us).
+// Deadlock-free: the CTAs of a cluster are co-resident (cluster launch); warps wait only for x
+// blocks of smaller rows and for their own CTA's update / helper warps. Every CTA stays until all
+// x blocks have landed in it (the other CTAs' st.async target its shared memory).
+// Bad pivots are flagged by the update warp (the solve goes on, as in the general kernel), a
+// non-finite x by the critical warp: the smallest row is reported.
 #include "tri/trsv_cuda.cuh"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -49,7 +56,6 @@ template <class T> struct ClArgs {
   T              pivtol;
   bool           unit;
   sg_dev_report *rep;
-  int            bcast;      // 0: st.async of 16-byte pieces, 1: bulk copies (experiment)
   unsigned long long *prof;  // NULL, or SG_TRSV_PROFILE: %globaltimer per block row (see trsv_cluster_solve)
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
@@ -162,71 +168,80 @@ template <class T> __device__ __forceinline__ void tile_copy(const ClArgs<T> &a,
   tma_load_2d(dst, map, row, col, bar);
 }
 
-// The update warp of owned block row k (I = rank + CS k).
+// y = D^{-1} y for the column this lane holds (forward substitution by columns; D: the diagonal
+// tile as copied, rl: the reciprocal of this lane's pivot). No predicates (code size: this runs
+// once per launch, from a cold instruction cache): entries above the column's first nonzero stay
+// 0 and add nothing; a non-finite entry in row i of D or of y can only make entries of rows
+// i' >= i non-finite, i.e. rows that depend on row i's non-finite value anyway, so the first
+// non-finite row of x (the one reported) is unchanged. Dummy rows and columns are zero.
+template <class T, bool TR, bool RV> __device__ __forceinline__ void lower_subst(T (&y)[CB], const T *dg, T rl)
+{
+#pragma unroll
+  for (int m = 0; m < CB; m++) {  // row m final, then removed from the rows below it
+    y[m] *= __shfl_sync(~0u, rl, m);
+#pragma unroll
+    for (int i = m + 1; i < CB; i++) y[i] = fma(-dg[tat<TR, RV>(i, m)], y[m], y[i]);
+  }
+}
+// The diagonal work of block row I (k-th of its CTA), by its update warp and, where the CTA has
+// one, its helper warp: pass 0 inverts the diagonal tile D into dv (Dinv(i, j) at j*CLD + i),
+// pass 1 forms P_I = D^{-1} M(I, I-1) (I > 0) in place of the tile M(I, I-1) (ct, as copied;
+// op = N: lane j reads column j with a 16- / 32-way bank conflict, once per block row), stored
+// skewed (pskew) for the critical warp, which takes it row by row. Lane j: column j, one
+// substitution per pass (a loop, so the unrolled substitution is compiled once). The update warp
+// (pass 0) checks the pivots.
 template <class T, bool TR, bool RV>
-__device__ void update_warp(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane)
+__device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *smem, const ClLayout &L, int k, int I, int first, int last, int lane)
+{
+  unsigned long long *ctb = (unsigned long long *)smem + a.nb + 2 * a.ob, *sb = ctb + a.ob + k * a.rs;
+  const T            *dg = (const T *)(smem + L.ring) + (size_t)k * a.rs * CB * CB;  // slot 0 of the update warp's ring
+  T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB;
+  T                  *dv = (T *)(smem + L.dv) + (size_t)k * CB * CLD;
+  const int           row = I * CB + lane;
+  const bool          mine = a.real(row);
+  mbar_wait(sb, 0);  // the diagonal tile
+  const T dl = (!mine || a.unit) ? T(1) : dg[tat<TR, RV>(lane, lane)];
+  if (first == 0 && mine && !a.unit && sg_trsv_bad_diag(dl, a.pivtol)) sg_dev_flag(a.rep, sg_trsv_diag_class(dl), 0, a.aidx(row), (double)dl);
+  const T rl = rcp(dl);
+#pragma unroll 1
+  for (int pass = first; pass < last; pass++) {
+    T y[CB];
+    if (pass) mbar_wait(ctb + k, 0);
+#pragma unroll
+    for (int i = 0; i < CB; i++) y[i] = pass ? ct[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
+    lower_subst<T, TR, RV>(y, dg, rl);
+    __syncwarp();  // pass 1: every lane has read the tile before it is overwritten
+#pragma unroll
+    for (int i = 0; i < CB; i++) {
+      if (pass) ct[pskew(i, lane)] = y[i];
+      else dv[lane * CLD + i] = i >= lane ? y[i] : T(0);
+    }
+  }
+}
+
+// The update warp of owned block row k (I = rank + CS k): its first tensor copies (lane 0) ...
+template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issue(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
+{
+  const int           rs = a.rs, ntile = I >= 1 ? I - 1 : 0;
+  unsigned long long *ctb = (unsigned long long *)smem + a.nb + 2 * a.ob, *sb = ctb + a.ob + k * rs;
+  T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB, *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
+  // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
+  tile_copy(a, map, ring, I, I, sb);
+  if (I > 0) tile_copy(a, map, ct, I, I - 1, ctb + k);
+  for (int t = 0; t < rs - 1 && t < ntile; t++) tile_copy(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, sb + (t + 1) % rs);
+}
+// ... and, once the diagonal work is done, r_I and z_I
+template <class T, bool TR, bool RV>
+__device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane)
 {
   const int nb = a.nb, rs = a.rs, ntile = I >= 1 ? I - 1 : 0;  // tiles (I, 0) .. (I, I-2)
-  unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + nb, *rdyB = rdyA + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdyB = xbar + nb + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
   const T *xs   = (const T *)(smem + L.xs);
-  T       *dv   = (T *)(smem + L.dv) + (size_t)k * CB * CLD;
-  T       *ct   = (T *)(smem + L.ct) + (size_t)k * CB * CB;
+  const T *dv   = (const T *)(smem + L.dv) + (size_t)k * CB * CLD;
   T       *rv   = (T *)(smem + L.rv) + (size_t)k * CB;
   T       *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   const int row = I * CB + lane;
   const T   bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
-  const unsigned vmask = __ballot_sync(~0u, a.real(row));  // real rows of the block
-  // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
-  if (lane == 0) {
-    tile_copy(a, map, ring, I, I, sb);
-    if (I > 0) tile_copy(a, map, ct, I, I - 1, ctb + k);
-    for (int t = 0; t < rs - 1 && t < ntile; t++) tile_copy(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, sb + (t + 1) % rs);
-  }
-  mbar_wait(sb, 0);
-  // ---- Dinv = inverse of the diagonal tile D (lane j: column j, forward substitution by columns);
-  // dummy rows and the unit diagonal read as identity rows
-  const T *dg = ring;
-  auto     D  = [&](int i, int m) { return dg[tat<TR, RV>(i, m)]; };
-  const bool mine = (vmask >> lane) & 1;
-  T          dl   = (!mine || a.unit) ? T(1) : D(lane, lane);
-  if (mine && !a.unit && sg_trsv_bad_diag(dl, a.pivtol)) sg_dev_flag(a.rep, sg_trsv_diag_class(dl), 0, a.aidx(row), (double)dl);
-  const T rl = rcp(dl);
-  // The same substitution also forms P_I = D^{-1} M(I, I-1), lane j its column j (right-hand
-  // side M(I, I-1)(:, j) beside e_j); the critical warp's step is then x_I = z_I - P_I x_{I-1},
-  // one GEMV. (op = N: lane j reads column j of the copied tile with a 16- / 32-way bank
-  // conflict, once per block row.)
-  T x[CB], p[CB];
-  if (I > 0) mbar_wait(ctb + k, 0);
-#pragma unroll
-  for (int i = 0; i < CB; i++) {
-    x[i] = T(0);
-    p[i] = I > 0 ? ct[tat<TR, RV>(i, lane)] : T(0);
-  }
-  // No predicates (code size: this runs once per launch, from a cold instruction cache): rows
-  // m < j of x hold 0 and add nothing; a non-finite entry in row i of D or M(I, I-1) can only make
-  // entries of rows i' >= i non-finite, i.e. rows that depend on row i's non-finite value anyway,
-  // so the first non-finite row of x (the one reported) is unchanged. Dummy rows and columns are zero.
-#pragma unroll
-  for (int m = 0; m < CB; m++) {  // row m final, then removed from the rows below it
-    const T rm = __shfl_sync(~0u, rl, m);
-    x[m]       = (m == lane ? T(1) : x[m]) * rm;
-    p[m] *= rm;
-#pragma unroll
-    for (int i = m + 1; i < CB; i++) {
-      const T dim = D(i, m);
-      x[i]        = fma(-dim, x[m], x[i]);
-      p[i]        = fma(-dim, p[m], p[i]);
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < CB; i++) dv[lane * CLD + i] = i >= lane ? x[i] : T(0);  // Dinv(i, lane)
-  __syncwarp();  // every lane has read the tile (I, I-1) and is done with the diagonal tile (slot 0)
-  if (I > 0) {
-#pragma unroll
-    for (int i = 0; i < CB; i++) ct[pskew(i, lane)] = p[i];  // P(i, lane), skewed: conflict-free both ways
-  }
-  if (a.prof && lane == 0) a.prof[4 * I] = gtime();
-  mbar_arrive(rdyA + k);  // P_I is visible to the critical warp
   if (lane == 0 && rs - 1 < ntile) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
     tile_copy(a, map, ring, I, rs - 1, sb);
@@ -340,18 +355,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    if (a.bcast) {  // stage x_I in r_k's slot (read above), then one bulk copy per CTA
-      T *stage = (T *)(smem + L.rv) + k * CB;
-      stage[lane] = xv;
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      __syncwarp();
-      if (lane < (int)cs) {
-        const unsigned dst = cl_map(xs0 + (unsigned)(I * CB * sizeof(T)), (unsigned)lane), bar = cl_map(bar0 + (unsigned)(I * 8), (unsigned)lane);
-        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst), "r"(smem_u32(stage)),
-                     "r"((unsigned)(CB * sizeof(T))), "r"(bar)
-                     : "memory");
-      }
-    } else broadcast(xv, I, xs0, bar0, rank, cs, lane);
+    broadcast(xv, I, xs0, bar0, rank, cs, lane);
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
@@ -372,7 +376,8 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       bar_init(xbar + J, 1);
       mbar_expect(xbar + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when the block's bytes have come
     }
-    for (int k = 0; k < 2 * a.ob; k++) bar_init(rdyA + k, 32);  // rdyA, rdyB: every lane of the update warp
+    for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 1 + a.ob + k < (int)(blockDim.x / 32) ? 64 : 32);  // the update (and helper) warp's lanes
+    for (int k = 0; k < a.ob; k++) bar_init(rdyA + a.ob + k, 32);                                         // rdyB: the update warp's lanes
     for (int k = 0; k < a.ob * (1 + a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -382,9 +387,21 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
       for (int J = 0; J < a.nb; J++) bar_wait_cluster(xbar + J);
     __syncwarp();
-  } else {
-    const int k = w - 1, I = (int)rank + (int)cs * k;
-    if (k < a.ob && I < a.nb) update_warp<T, TR, RV>(a, &tmap, smem, L, k, I, lane);
+  } else {  // update warp (w <= ob) or helper warp (P_I beside the update warp's Dinv) of block row k
+    const bool upd = w <= a.ob;
+    const int  k = upd ? w - 1 : w - 1 - a.ob, I = (int)rank + (int)cs * k;
+    if (k < a.ob && I < a.nb) {
+      const bool helped = 1 + a.ob + k < (int)(blockDim.x / 32);
+      if (upd && lane == 0) update_issue<T, TR, RV>(a, &tmap, smem, L, k, I);
+      diag_passes<T, TR, RV>(a, smem, L, k, I, upd ? 0 : 1, upd ? (helped || I == 0 ? 1 : 2) : (I > 0 ? 2 : 1), lane);
+      __syncwarp();
+      if (upd && a.prof && lane == 0) a.prof[4 * I] = gtime();
+      mbar_arrive(rdyA + k);  // Dinv / P_I visible to the critical warp
+      if (upd) {
+        if (helped) mbar_wait(rdyA + k, 0);  // the helper is done with slot 0 too
+        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane);
+      }
+    }
   }
 }
 
@@ -393,20 +410,33 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
 {
   *used = false;
-  const int  n = (int)P->n, nb = (n + CB - 1) / CB, maxn = env_int("SG_TRSV_CLUSTER_MAXN", sizeof(T) == 8 ? 2048 : 4096, 0, 1 << 20);
+  // tuning knobs, read once: the largest order (0: never), the cluster size and ring depth (0: automatic)
+  static const int maxn = env_int("SG_TRSV_CLUSTER_MAXN", sizeof(T) == 8 ? 2048 : 4096, 0, 1 << 20);
+  static const int cs_env = env_int("SG_TRSV_CLUSTER_CS", 0, 0, CS_MAX), rs_env = env_int("SG_TRSV_CLUSTER_RING", 0, 0, RING_MAX);
+  const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   // one column; every tile one tensor copy: A and its column stride 16-byte aligned
   if (P->nrhs != 1 || n > maxn || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
   PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
   if (!encode) return SG_OK;
-  CUtensorMap tmap;
-  memset(&tmap, 0, sizeof tmap);
-  {
+  // the tiles' tensor map (32 x 32 boxes, no swizzle), kept for the next call on the same matrix
+  thread_local struct {
+    const void *A = nullptr;
+    long long   n = 0, lda = 0;
+    CUtensorMap map;
+  } mc;
+  if (mc.A != P->A || mc.n != P->n || mc.lda != P->lda) {
+    mc.A = nullptr;
+    memset(&mc.map, 0, sizeof mc.map);
     const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
     const cuuint32_t box[2] = {CB, CB}, estr[2] = {1, 1};
-    if (encode(&tmap, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
+    if (encode(&mc.map, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
       return SG_OK;
+    mc.A   = P->A;
+    mc.n   = P->n;
+    mc.lda = P->lda;
   }
+  const CUtensorMap &tmap = mc.map;
   const bool rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
   const int  var = 2 * trans + rev;
   void (*const kerns[4])(const ClArgs<T>, const CUtensorMap) = {trsv_cluster_kernel<T, false, false>, trsv_cluster_kernel<T, false, true>,
@@ -440,13 +470,13 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     }
   }
   if (!cs_max) return SG_OK;
-  const int csx = env_int("SG_TRSV_CLUSTER_CS", cs_max, 1, cs_max), cs = nb < csx ? nb : csx, ob = (nb + cs - 1) / cs;
+  const int csx = cs_env ? std::min(cs_env, cs_max) : cs_max, cs = nb < csx ? nb : csx, ob = (nb + cs - 1) / cs;
   if (ob > cl_warps<T>() - 1) return SG_OK;  // more block rows per CTA than update warps
   const size_t fixed = cl_layout<T>(nb, ob, 0).total, per = (size_t)ob * (CB * CB * sizeof(T) + 8);
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
   int rs = (int)(((size_t)optin - fixed - 128) / per);
   rs     = rs > RING_MAX ? RING_MAX : rs;
-  rs     = env_int("SG_TRSV_CLUSTER_RING", rs, 2, rs);
+  rs     = rs_env ? std::max(2, std::min(rs_env, rs)) : rs;
   ClArgs<T> a;
   a.B      = (const T *)P->B;
   a.X      = (T *)P->X;
@@ -460,7 +490,6 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   a.unit   = P->diag == SG_UNIT;
   a.rep    = sg_dreport(ctx);
   a.prof   = nullptr;
-  a.bcast  = env_int("SG_TRSV_CLUSTER_BCAST", 0, 0, 1);
   *used    = true;
   const size_t nprof = 4 * (size_t)nb + CS_MAX;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
@@ -475,7 +504,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   at[0].val.clusterDim.x = (unsigned)cs;
   at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
   cfg.gridDim          = dim3((unsigned)cs);
-  cfg.blockDim         = dim3(32 * (1 + ob));
+  cfg.blockDim         = dim3(32 * std::min(cl_warps<T>(), 1 + 2 * ob));  // critical, update and (where they fit) helper warps
   cfg.dynamicSmemBytes = cl_layout<T>(nb, ob, rs).total;
   cfg.stream           = sg_stream(ctx);
   cfg.attrs            = at;

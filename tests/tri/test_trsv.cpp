@@ -79,9 +79,11 @@ template <class T> static void sweep(bool quick)
 {
   // multiples of 64 with lda = n (aligned): the GPU chain is fed by its copy warp (192: three block
   // rows, a helper from row 2; 1280: two helper chunks per row from row 18); other orders: the chain
-  // issues its own copies
+  // issues its own copies. One column with A 16-byte aligned (fp64: every order here, lda = n + 3
+  // for odd n; fp32: lda * 4 a multiple of 16) runs the cluster kernel up to n = 2048 (fp64) / 4096
+  // (fp32): 2048 and 3000 / 4096 have 4 / 6 / 8 block rows per CTA of a 16-CTA cluster
   const std::vector<long long> ns = quick ? std::vector<long long>{1, 2, 3, 17, 64, 65, 192, 257}
-                                          : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 192, 257, 1000, 1280, 4099};
+                                          : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 192, 257, 1000, 1280, 2048, 3000, 4096, 4099};
   std::mt19937_64 rng(2024 + sizeof(T));
   for (long long n : ns) {
     const long long lda = n % 2 ? n + 3 : n;  // odd orders: lda > n
