@@ -68,8 +68,12 @@ remote_env() {
   if [ ! -f "$BUILD_ORIG/CTestTestfile.cmake" ]; then mkdir -p "$BUILD_ORIG" && xz -dc "$CARRY/build.tar.xz" | tar -C "$BUILD_ORIG" -xf -; fi
   BUILD=$BUILD_ORIG
   extra=""
-  [ -d "$CARRY/lib" ] || xz -dc "$CARRY/lib.tar.xz" | tar -C "$CARRY" -xf -
-  for l in "$CARRY"/lib/*; do ldconfig -p | grep -qF "$(basename "$l") (" || extra=$CARRY/lib; done
+  # the Debian runtime libraries are optional (leave .carry/lib.tar.xz out of the carry when the
+  # working tree is large: the GPU machine has OpenBLAS)
+  if [ ! -d "$CARRY/lib" ] && [ -f "$CARRY/lib.tar.xz" ]; then xz -dc "$CARRY/lib.tar.xz" | tar -C "$CARRY" -xf -; fi
+  if [ -d "$CARRY/lib" ]; then
+    for l in "$CARRY"/lib/*; do ldconfig -p | grep -qF "$(basename "$l") (" || extra=$CARRY/lib; done
+  fi
   export LD_LIBRARY_PATH="$PETSC_DIR/lib${extra:+:$extra}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
