@@ -470,7 +470,9 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     }
   }
   if (!cs_max) return SG_OK;
-  const int csx = cs_env ? std::min(cs_env, cs_max) : cs_max, cs = nb < csx ? nb : csx, ob = (nb + cs - 1) / cs;
+  // at least 2 CTAs: distributed shared memory needs a cluster of two (compute-sanitizer memcheck
+  // reports st.async in a one-block cluster as an invalid write); with one block row, CTA 1 owns none
+  const int csx = cs_env ? std::min(cs_env, cs_max) : cs_max, cs = std::max(2, std::min(nb, csx)), ob = (nb + cs - 1) / cs;
   if (ob > cl_warps<T>() - 1) return SG_OK;  // more block rows per CTA than update warps
   const size_t fixed = cl_layout<T>(nb, ob, 0).total, per = (size_t)ob * (CB * CB * sizeof(T) + 8);
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
