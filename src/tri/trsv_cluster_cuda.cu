@@ -34,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace sgtrsv {
@@ -207,8 +208,21 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
   for (int pass = first; pass < last; pass++) {
     T y[CB];
     if (pass) mbar_wait(ctb + k, 0);
+    if (pass && !TR) {  // column `lane` of the copied tile is contiguous (reversed for RV): 16-byte loads
+      constexpr int V = 16 / (int)sizeof(T);
+      using vec = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
+      const vec *col = (const vec *)(ct + (RV ? CB - 1 - lane : lane) * CB);
 #pragma unroll
-    for (int i = 0; i < CB; i++) y[i] = pass ? ct[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
+      for (int q = 0; q < CB / V; q++) {
+        const vec v = col[q];
+        const T   e[4] = {v.x, v.y, V == 4 ? ((const T *)&v)[2] : T(0), V == 4 ? ((const T *)&v)[3] : T(0)};
+#pragma unroll
+        for (int u = 0; u < V; u++) y[RV ? CB - 1 - (q * V + u) : q * V + u] = e[u];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < CB; i++) y[i] = pass ? ct[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
+    }
     lower_subst<T, TR, RV>(y, dg, rl);
     __syncwarp();  // pass 1: every lane has read the tile before it is overwritten
 #pragma unroll
