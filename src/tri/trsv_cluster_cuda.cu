@@ -421,6 +421,25 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
 
 } // namespace
 
+// a launch of one cluster of cs CTAs (the configuration points into the struct: keep it in place)
+struct ClLaunch {
+  cudaLaunchConfig_t  cfg = {};
+  cudaLaunchAttribute at[1];
+  ClLaunch(int cs, int warps, size_t smem, cudaStream_t stream)
+  {
+    at[0].id               = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = (unsigned)cs;
+    at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
+    cfg.gridDim          = dim3((unsigned)cs);
+    cfg.blockDim         = dim3(32 * (unsigned)warps);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream           = stream;
+    cfg.attrs            = at;
+    cfg.numAttrs         = 1;
+  }
+  ClLaunch(const ClLaunch &) = delete;
+};
+
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
 {
   *used = false;
@@ -468,18 +487,9 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
       return SG_OK;  // no cluster path on this device: the general kernel runs
     }
     for (int cs = CS_MAX; cs >= 2 && !cs_max; cs /= 2) {  // can a cluster of cs CTAs with the most shared memory be placed?
-      cudaLaunchConfig_t cfg = {};
-      cudaLaunchAttribute at[1];
-      at[0].id               = cudaLaunchAttributeClusterDimension;
-      at[0].val.clusterDim.x = (unsigned)cs;
-      at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3((unsigned)cs);
-      cfg.blockDim = dim3(32 * cl_warps<T>());
-      cfg.dynamicSmemBytes = (size_t)optin;
-      cfg.attrs = at;
-      cfg.numAttrs = 1;
-      int nc = 0;
-      if (cudaOccupancyMaxActiveClusters(&nc, kern, &cfg) == cudaSuccess && nc > 0) cs_max = cs;
+      const ClLaunch l(cs, cl_warps<T>(), (size_t)optin, nullptr);
+      int            nc = 0;
+      if (cudaOccupancyMaxActiveClusters(&nc, kern, &l.cfg) == cudaSuccess && nc > 0) cs_max = cs;
       else (void)cudaGetLastError();
     }
   }
@@ -514,24 +524,15 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     (void)cudaMemsetAsync(a.prof, 0, nprof * sizeof(unsigned long long), sg_stream(ctx));
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
-  cudaLaunchConfig_t  cfg = {};
-  cudaLaunchAttribute at[1];
-  at[0].id               = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = (unsigned)cs;
-  at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
-  cfg.gridDim          = dim3((unsigned)cs);
-  cfg.blockDim         = dim3(32 * std::min(cl_warps<T>(), 1 + 2 * ob));  // critical, update and (where they fit) helper warps
-  cfg.dynamicSmemBytes = cl_layout<T>(nb, ob, rs).total;
-  cfg.stream           = sg_stream(ctx);
-  cfg.attrs            = at;
-  cfg.numAttrs         = 1;
-  if ((st = sg_cuda_check(cudaLaunchKernelEx(&cfg, kern, a, tmap), rep, "trsv cluster launch")) != SG_OK) return st;
+  // critical, update and (where they fit) helper warps
+  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + 2 * ob), cl_layout<T>(nb, ob, rs).total, sg_stream(ctx));
+  if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, tmap), rep, "trsv cluster launch")) != SG_OK) return st;
   if (a.prof) {
     std::vector<unsigned long long> h(nprof);
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     unsigned long long t0 = ~0ull;
     for (int q = 0; q < cs; q++) t0 = h[4 * nb + q] < t0 ? h[4 * nb + q] : t0;
-    fprintf(stderr, "[trsv cluster] n=%d nb=%d cs=%d ob=%d rs=%d smem=%zu; us from the first CTA's start: CTA starts", n, nb, cs, ob, rs, cfg.dynamicSmemBytes);
+    fprintf(stderr, "[trsv cluster] n=%d nb=%d cs=%d ob=%d rs=%d smem=%zu; us from the first CTA's start: CTA starts", n, nb, cs, ob, rs, l.cfg.dynamicSmemBytes);
     for (int q = 0; q < cs; q++) fprintf(stderr, " %.2f", (h[4 * nb + q] - t0) * 1e-3);
     fprintf(stderr, "\n[trsv cluster] per block row I: P ready / z ready / x_{I-1} here / x_I formed\n");
     for (int I = 0; I < nb; I++)
