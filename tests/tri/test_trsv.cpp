@@ -185,6 +185,55 @@ template <class T> static void bad_inputs()
       snprintf(what, sizeof what, "%s diag 1e-20, pivtol 0", op_name(u, t, SG_NONUNIT));
       expect<T>(what, P, 0.0, SG_OK, -1, false);
     }
+  // the same breakdowns with one right-hand side and A 16-byte aligned (n = 40, lda = 40): on the GPU
+  // the cluster kernel (two block rows, the second partial; reflected variants pad the first), with a
+  // zero pivot in the partial block too; NaN in b and an off-diagonal Inf there as well
+  {
+    const long long n1 = 40;
+    std::vector<T>  B1((size_t)n1), X1((size_t)n1, (T)kSentinel), A1((size_t)(n1 * n1));
+    for (T &v : B1) v = (T)U(rng);
+    for (sg_uplo u : kUplo)
+      for (sg_trans t : kTrans) {
+        fill_tri(A1.data(), n1, n1, u, SG_NONUNIT, rng);
+        sg_trsv_problem P = {prec<T>(), u, t, SG_NONUNIT, n1, 1, A1.data(), n1, B1.data(), 0, X1.data(), 0};
+        char            what[64];
+        A1[35 + 35 * n1] = 0; A1[20 + 20 * n1] = 0;
+        snprintf(what, sizeof what, "%s n=40 zero diag rows 20,35", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 20, true);
+        A1[20 + 20 * n1] = 1;
+        snprintf(what, sizeof what, "%s n=40 zero diag row 35", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 35, true);
+        P.diag = SG_UNIT;
+        snprintf(what, sizeof what, "%s n=40 zero diag, unit: ignored", op_name(u, t, SG_UNIT));
+        expect<T>(what, P, 0.0, SG_OK, -1, false);
+        P.diag = SG_NONUNIT;
+        A1[35 + 35 * n1] = 1;
+        A1[3 + 3 * n1] = (T)NAN;
+        snprintf(what, sizeof what, "%s n=40 NaN diag row 3", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 3, true);
+        A1[3 + 3 * n1] = 1;
+        A1[33 + 33 * n1] = (T)-INFINITY;
+        snprintf(what, sizeof what, "%s n=40 -Inf diag row 33", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 33, true);
+        A1[33 + 33 * n1] = 1;
+        A1[6 + 6 * n1] = (T)1e-20;
+        snprintf(what, sizeof what, "%s n=40 diag 1e-20, pivtol 1e-10", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 1e-10, SG_ERR_ZERO_PIVOT, 6, true);
+        snprintf(what, sizeof what, "%s n=40 diag 1e-20, pivtol 0", op_name(u, t, SG_NONUNIT));
+        expect<T>(what, P, 0.0, SG_OK, -1, false);
+      }
+    fill_tri(A1.data(), n1, n1, SG_LOWER, SG_NONUNIT, rng);
+    const T b7 = B1[7];
+    B1[7] = (T)NAN;
+    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n1, 1, A1.data(), n1, B1.data(), 0, X1.data(), 0};
+    expect<T>("LNN n=40 NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 7, false);
+    fill_tri(A1.data(), n1, n1, SG_UPPER, SG_NONUNIT, rng);
+    P.uplo = SG_UPPER;
+    expect<T>("UNN n=40 NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 0, false);
+    B1[7] = b7;
+    A1[2 + 36 * n1] = (T)INFINITY;  // off-diagonal Inf in the read triangle: rows 0..2 depend on it
+    expect<T>("UNN n=40 Inf in A(2,36)", P, 0.0, SG_ERR_NONFINITE, 0, false);
+  }
   // NaN in B: the solution is not finite from row 7 on (lower, N) / up to row 7 (upper, N)
   {
     std::vector<T> A((size_t)(lda * n));
