@@ -9,6 +9,7 @@
 //              twin and the reference (SKIP line when no CUDA/GPU)
 // Tolerances: see trsv_test_util.hpp (1e-12 / 1e-4 vs reference, 1e-12 / 1e-5 GPU vs host).
 // Breakdown and argument errors: status, system, row, B (and on the host X) untouched.
+#include <string>
 #include "trsv_test_util.hpp"
 #include <algorithm>
 
@@ -148,6 +149,69 @@ static void expect(const char *what, sg_trsv_problem P, double pivtol, sg_status
   }
 }
 
+// Diagonal breakdowns of every variant (uplo x op) of an n x n problem with leading dimension lda
+// and nrhs columns (B, X: ldb = ldx = lda when nrhs > 1): two zero pivots at rows z0 < z1 (the
+// smaller is reported, whatever the solve direction), then z1 alone; the unit diagonal ignores
+// them; NaN (row 3), -Inf (row inf) and tiny (row 6, with and without pivtol) pivots.
+template <class T>
+static void diag_breakdowns(long long n, long long lda, long long nrhs, long long z0, long long z1, long long inf, T *B, T *X, std::mt19937_64 &rng)
+{
+  const long long ld = nrhs > 1 ? lda : 0;
+  std::vector<T>  A((size_t)(lda * n));
+  auto            d = [&](long long r) -> T & { return A[r + r * lda]; };
+  for (sg_uplo u : kUplo)
+    for (sg_trans t : kTrans) {
+      fill_tri(A.data(), n, lda, u, SG_NONUNIT, rng);
+      sg_trsv_problem P = {prec<T>(), u, t, SG_NONUNIT, n, nrhs, A.data(), lda, B, ld, X, ld};
+      char            what[64];
+      auto            name = [&](const std::string &c) {
+        snprintf(what, sizeof what, "%s n=%lld %s", op_name(u, t, P.diag), n, c.c_str());
+        return what;
+      };
+      const std::string s0 = std::to_string(z0), s1 = std::to_string(z1);
+      d(z0) = 0; d(z1) = 0;
+      expect<T>(name("zero diag rows " + s0 + "," + s1), P, 0.0, SG_ERR_ZERO_PIVOT, z0, true);
+      d(z0) = 1;
+      expect<T>(name("zero diag row " + s1), P, 0.0, SG_ERR_ZERO_PIVOT, z1, true);
+      P.diag = SG_UNIT;  // the zeros are not read
+      expect<T>(name("zero diag, unit: ignored"), P, 0.0, SG_OK, -1, false);
+      P.diag = SG_NONUNIT;
+      d(z1) = 1;
+      d(3)  = (T)NAN;
+      expect<T>(name("NaN diag row 3"), P, 0.0, SG_ERR_ZERO_PIVOT, 3, true);
+      d(3)   = 1;
+      d(inf) = (T)-INFINITY;
+      expect<T>(name("-Inf diag row " + std::to_string(inf)), P, 0.0, SG_ERR_NONFINITE, inf, true);
+      d(inf) = 1;
+      d(6)   = (T)1e-20;
+      expect<T>(name("diag 1e-20, pivtol 1e-10"), P, 1e-10, SG_ERR_ZERO_PIVOT, 6, true);
+      expect<T>(name("diag 1e-20, pivtol 0"), P, 0.0, SG_OK, -1, false);
+    }
+}
+
+// One right-hand side, lower and upper N of order n (leading dimension lda): NaN in b[7] makes the
+// solution non-finite from row 7 on (lower) / up to row 7 (upper, row 0 reported); an Inf at
+// A(2, c), c > 2, in the read upper triangle makes rows 0..2 non-finite. b[7] is restored.
+template <class T> static void rhs_breakdowns(long long n, long long lda, long long c, T *B, T *X, std::mt19937_64 &rng)
+{
+  std::vector<T> A((size_t)(lda * n));
+  char           what[64];
+  fill_tri(A.data(), n, lda, SG_LOWER, SG_NONUNIT, rng);
+  const T b7 = B[7];
+  B[7]       = (T)NAN;
+  sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n, 1, A.data(), lda, B, 0, X, 0};
+  snprintf(what, sizeof what, "LNN n=%lld NaN in b[7]", n);
+  expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 7, false);
+  fill_tri(A.data(), n, lda, SG_UPPER, SG_NONUNIT, rng);
+  P.uplo = SG_UPPER;
+  snprintf(what, sizeof what, "UNN n=%lld NaN in b[7]", n);
+  expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 0, false);
+  B[7]             = b7;
+  A[2 + c * lda]   = (T)INFINITY;
+  snprintf(what, sizeof what, "UNN n=%lld Inf in A(2,%lld)", n, c);
+  expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 0, false);
+}
+
 template <class T> static void bad_inputs()
 {
   std::mt19937_64 rng(77);
@@ -155,99 +219,18 @@ template <class T> static void bad_inputs()
   std::vector<T>  B((size_t)(lda * 17)), X((size_t)(lda * 17), (T)kSentinel);  // room for the nrhs = 17 case
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (T &v : B) v = (T)U(rng);
-  for (sg_uplo u : kUplo)
-    for (sg_trans t : kTrans) {
-      std::vector<T> A((size_t)(lda * n));
-      fill_tri(A.data(), n, lda, u, SG_NONUNIT, rng);
-      sg_trsv_problem P = {prec<T>(), u, t, SG_NONUNIT, n, 2, A.data(), lda, B.data(), lda, X.data(), lda};
-      char what[64];
-      // two zero diagonal entries: the smaller row is reported, whatever the solve direction
-      A[20 + 20 * lda] = 0; A[9 + 9 * lda] = 0;
-      snprintf(what, sizeof what, "%s zero diag rows 9,20", op_name(u, t, SG_NONUNIT));
-      expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 9, true);
-      // unit diagonal: the zeros are not read
-      P.diag = SG_UNIT;
-      snprintf(what, sizeof what, "%s zero diag, unit: ignored", op_name(u, t, SG_UNIT));
-      expect<T>(what, P, 0.0, SG_OK, -1, false);
-      P.diag = SG_NONUNIT;
-      A[20 + 20 * lda] = 1; A[9 + 9 * lda] = 1;
-      A[3 + 3 * lda] = (T)NAN;
-      snprintf(what, sizeof what, "%s NaN diag row 3", op_name(u, t, SG_NONUNIT));
-      expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 3, true);
-      A[3 + 3 * lda] = 1;
-      A[4 + 4 * lda] = (T)-INFINITY;
-      snprintf(what, sizeof what, "%s -Inf diag row 4", op_name(u, t, SG_NONUNIT));
-      expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 4, true);
-      A[4 + 4 * lda] = 1;
-      A[6 + 6 * lda] = (T)1e-20;
-      snprintf(what, sizeof what, "%s diag 1e-20, pivtol 1e-10", op_name(u, t, SG_NONUNIT));
-      expect<T>(what, P, 1e-10, SG_ERR_ZERO_PIVOT, 6, true);
-      snprintf(what, sizeof what, "%s diag 1e-20, pivtol 0", op_name(u, t, SG_NONUNIT));
-      expect<T>(what, P, 0.0, SG_OK, -1, false);
-    }
-  // the same breakdowns with one right-hand side and A 16-byte aligned (n = 40, lda = 40): on the GPU
-  // the cluster kernel (two block rows, the second partial; reflected variants pad the first), with a
-  // zero pivot in the partial block too; NaN in b and an off-diagonal Inf there as well
+  diag_breakdowns<T>(n, lda, 2, 9, 20, 4, B.data(), X.data(), rng);
+  // the same with one right-hand side and A 16-byte aligned (n = 40, lda = 40): on the GPU the
+  // cluster kernel (two block rows, the second partial; reflected variants pad the first), with
+  // pivots in the partial block; NaN in b and an off-diagonal Inf there as well
   {
     const long long n1 = 40;
-    std::vector<T>  B1((size_t)n1), X1((size_t)n1, (T)kSentinel), A1((size_t)(n1 * n1));
+    std::vector<T>  B1((size_t)n1), X1((size_t)n1, (T)kSentinel);
     for (T &v : B1) v = (T)U(rng);
-    for (sg_uplo u : kUplo)
-      for (sg_trans t : kTrans) {
-        fill_tri(A1.data(), n1, n1, u, SG_NONUNIT, rng);
-        sg_trsv_problem P = {prec<T>(), u, t, SG_NONUNIT, n1, 1, A1.data(), n1, B1.data(), 0, X1.data(), 0};
-        char            what[64];
-        A1[35 + 35 * n1] = 0; A1[20 + 20 * n1] = 0;
-        snprintf(what, sizeof what, "%s n=40 zero diag rows 20,35", op_name(u, t, SG_NONUNIT));
-        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 20, true);
-        A1[20 + 20 * n1] = 1;
-        snprintf(what, sizeof what, "%s n=40 zero diag row 35", op_name(u, t, SG_NONUNIT));
-        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 35, true);
-        P.diag = SG_UNIT;
-        snprintf(what, sizeof what, "%s n=40 zero diag, unit: ignored", op_name(u, t, SG_UNIT));
-        expect<T>(what, P, 0.0, SG_OK, -1, false);
-        P.diag = SG_NONUNIT;
-        A1[35 + 35 * n1] = 1;
-        A1[3 + 3 * n1] = (T)NAN;
-        snprintf(what, sizeof what, "%s n=40 NaN diag row 3", op_name(u, t, SG_NONUNIT));
-        expect<T>(what, P, 0.0, SG_ERR_ZERO_PIVOT, 3, true);
-        A1[3 + 3 * n1] = 1;
-        A1[33 + 33 * n1] = (T)-INFINITY;
-        snprintf(what, sizeof what, "%s n=40 -Inf diag row 33", op_name(u, t, SG_NONUNIT));
-        expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 33, true);
-        A1[33 + 33 * n1] = 1;
-        A1[6 + 6 * n1] = (T)1e-20;
-        snprintf(what, sizeof what, "%s n=40 diag 1e-20, pivtol 1e-10", op_name(u, t, SG_NONUNIT));
-        expect<T>(what, P, 1e-10, SG_ERR_ZERO_PIVOT, 6, true);
-        snprintf(what, sizeof what, "%s n=40 diag 1e-20, pivtol 0", op_name(u, t, SG_NONUNIT));
-        expect<T>(what, P, 0.0, SG_OK, -1, false);
-      }
-    fill_tri(A1.data(), n1, n1, SG_LOWER, SG_NONUNIT, rng);
-    const T b7 = B1[7];
-    B1[7] = (T)NAN;
-    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n1, 1, A1.data(), n1, B1.data(), 0, X1.data(), 0};
-    expect<T>("LNN n=40 NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 7, false);
-    fill_tri(A1.data(), n1, n1, SG_UPPER, SG_NONUNIT, rng);
-    P.uplo = SG_UPPER;
-    expect<T>("UNN n=40 NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 0, false);
-    B1[7] = b7;
-    A1[2 + 36 * n1] = (T)INFINITY;  // off-diagonal Inf in the read triangle: rows 0..2 depend on it
-    expect<T>("UNN n=40 Inf in A(2,36)", P, 0.0, SG_ERR_NONFINITE, 0, false);
+    diag_breakdowns<T>(n1, n1, 1, 20, 35, 33, B1.data(), X1.data(), rng);
+    rhs_breakdowns<T>(n1, n1, 36, B1.data(), X1.data(), rng);
   }
-  // NaN in B: the solution is not finite from row 7 on (lower, N) / up to row 7 (upper, N)
-  {
-    std::vector<T> A((size_t)(lda * n));
-    fill_tri(A.data(), n, lda, SG_LOWER, SG_NONUNIT, rng);
-    B[7] = (T)NAN;
-    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n, 1, A.data(), lda, B.data(), 0, X.data(), 0};
-    expect<T>("LNN NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 7, false);
-    fill_tri(A.data(), n, lda, SG_UPPER, SG_NONUNIT, rng);
-    P.uplo = SG_UPPER;
-    expect<T>("UNN NaN in b[7]", P, 0.0, SG_ERR_NONFINITE, 0, false);
-    B[7] = 0.5;
-    A[2 + 5 * lda] = (T)INFINITY;  // off-diagonal Inf in the read triangle
-    expect<T>("UNN Inf in A(2,5)", P, 0.0, SG_ERR_NONFINITE, 0, false);
-  }
+  rhs_breakdowns<T>(n, lda, 5, B.data(), X.data(), rng);
   // NaN below the diagonal inside a 64 x 64 diagonal block (the GPU inverts these blocks): only
   // rows 45.. depend on A(45,10); rows 32..44 (same block, same doubling level) must stay finite
   {
