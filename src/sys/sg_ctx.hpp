@@ -12,7 +12,7 @@
 #define SG_HD inline
 #endif
 
-#define SG_CTX_SLOTS 8
+#define SG_CTX_SLOTS 9
 struct sg_ctx_s {
   sg_backend backend;
   void      *stream;          // cudaStream_t
@@ -25,6 +25,8 @@ struct sg_ctx_s {
   // solve, and the shape whose job table is cached in the trsv table slot.
   unsigned   trsv_epoch;
   long long  trsv_table_key, trsv_table_jobs;
+  int        trsv_hyb_nb;      // block rows of the last cluster + helpers solve (its control block's layout)
+  unsigned   trsv_hyb_epoch;   // its own call counter (its flags live in their own slot)
   // deferred breakdown checks (sg_ctx_set_deferred): the formatter of the family whose
   // kernels may have recorded a failure since the last sg_ctx_check (sg_fail_fn), or NULL
   int        deferred;
@@ -32,9 +34,12 @@ struct sg_ctx_s {
 };
 // Workspace slots. Device (work): 0 tri batch, 1 tri TPCR, 2 trsv control block (ticket,
 // flags, x and partial sums in LL form; zeroed when allocated), 4 trsv job table, 5 trsv
-// inverted diagonal blocks, 6 dense-LU temporaries, 7 trsv profile (SG_TRSV_PROFILE). Host (hwork): 3 pinned report, 6 dense-LU temporaries.
+// inverted diagonal blocks, 6 dense-LU temporaries, 7 trsv profile (SG_TRSV_PROFILE), 8 the trsv cluster +
+// helpers kernel's control block (tickets, counters, flags, x and sums in LL form; zeroed when
+// allocated). Host (hwork): 3 pinned report, 6 dense-LU temporaries.
 enum { SG_SLOT_TRI_BATCH = 0, SG_SLOT_TRI_TPCR = 1, SG_SLOT_TRSV_CTL = 2, SG_SLOT_REPORT = 3,
-       SG_SLOT_TRSV_TABLE = 4, SG_SLOT_TRSV_PART = 5, SG_SLOT_LU = 6, SG_SLOT_TRSV_BATCH = 7 };
+       SG_SLOT_TRSV_TABLE = 4, SG_SLOT_TRSV_PART = 5, SG_SLOT_LU = 6, SG_SLOT_TRSV_BATCH = 7,
+       SG_SLOT_TRSV_HYB = 8 };
 
 // Workspace slot `slot` (0..SG_CTX_SLOTS-1) of at least `bytes`, in the backend's memory; grows,
 // never shrinks; NULL on allocation failure. Contents are not preserved on growth.

@@ -169,6 +169,61 @@ template <class T> __device__ __forceinline__ void tile_copy(const ClArgs<T> &a,
   tma_load_2d(dst, map, row, col, bar);
 }
 
+// A tile of M from shared memory into registers: TR: lane = column, tv[r] = M(r, lane); else
+// lane = row, tv[c] = M(lane, c) (conflict-free either way)
+template <class T, bool TR, bool RV> __device__ __forceinline__ void tile_regs(T (&tv)[CB], const T *tl, int lane)
+{
+#pragma unroll
+  for (int q = 0; q < CB; q++) tv[q] = TR ? tl[tat<TR, RV>(q, lane)] : tl[tat<TR, RV>(lane, q)];
+}
+// acc += M(I, J) x_J for a tile in registers: TR: 32 partial row sums (xl: element `lane` of x_J);
+// else four chains of row `lane` (xc(c): element c of x_J)
+template <class T, bool TR, class XC> __device__ __forceinline__ void tile_fma(T (&acc)[CB], const T (&tv)[CB], T xl, XC xc)
+{
+  if (TR) {
+#pragma unroll
+    for (int r = 0; r < CB; r++) acc[r] = fma(tv[r], xl, acc[r]);
+  } else {
+#pragma unroll
+    for (int c = 0; c < CB; c++) acc[c & 3] = fma(tv[c], xc(c), acc[c & 3]);
+  }
+}
+// the row sum of lane's row once every tile is in acc (TR: one reduce-scatter)
+template <class T, bool TR> __device__ __forceinline__ T tile_sum(T (&acc)[CB], int lane)
+{
+  if (TR) return reduce_scatter(acc, lane);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+// z = Dinv r, lower part (dr: row `lane` of Dinv; r broadcast through the warp's scratch rv)
+template <class T> __device__ __forceinline__ T apply_dinv(const T (&dr)[CB], T r, T *rv, int lane)
+{
+  rv[lane] = r;
+  __syncwarp();
+  T z[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+  for (int c = 0; c < CB; c++)
+    if (c <= lane) z[c & 3] = fma(dr[c], rv[c], z[c & 3]);
+  __syncwarp();
+  return (z[0] + z[1]) + (z[2] + z[3]);
+}
+// x_I = z_I - P_I(lane, :) x_{I-1}: one row of the critical GEMV (t: P's row in registers)
+template <class T> __device__ __forceinline__ T chain_step(T z, const T (&t)[CB], const T *xp)
+{
+  T s[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+  for (int c = 0; c < CB; c++) s[c & 3] = fma(t[c], xp[c], s[c & 3]);
+  return z - ((s[0] + s[1]) + (s[2] + s[3]));
+}
+// the reciprocal of the pivot of row `lane` of diagonal tile dg (block row I); a bad pivot is flagged
+template <class T, bool TR, bool RV> __device__ __forceinline__ T pivot_rcp(const ClArgs<T> &a, const T *dg, int I, int lane, bool check)
+{
+  const int  row  = I * CB + lane;
+  const bool mine = a.real(row);
+  const T    dl   = (!mine || a.unit) ? T(1) : dg[tat<TR, RV>(lane, lane)];
+  if (check && mine && !a.unit && sg_trsv_bad_diag(dl, a.pivtol)) sg_dev_flag(a.rep, sg_trsv_diag_class(dl), 0, a.aidx(row), (double)dl);
+  return rcp(dl);
+}
+
 // y = D^{-1} y for the column this lane holds (forward substitution by columns; D: the diagonal
 // tile as copied, rl: the reciprocal of this lane's pivot). No predicates (code size: this runs
 // once per launch, from a cold instruction cache): entries above the column's first nonzero stay
@@ -198,12 +253,8 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
   const T            *dg = (const T *)(smem + L.ring) + (size_t)k * a.rs * CB * CB;  // slot 0 of the update warp's ring
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB;
   T                  *dv = (T *)(smem + L.dv) + (size_t)k * CB * CLD;
-  const int           row = I * CB + lane;
-  const bool          mine = a.real(row);
   mbar_wait(sb, 0);  // the diagonal tile
-  const T dl = (!mine || a.unit) ? T(1) : dg[tat<TR, RV>(lane, lane)];
-  if (first == 0 && mine && !a.unit && sg_trsv_bad_diag(dl, a.pivtol)) sg_dev_flag(a.rep, sg_trsv_diag_class(dl), 0, a.aidx(row), (double)dl);
-  const T rl = rcp(dl);
+  const T rl = pivot_rcp<T, TR, RV>(a, dg, I, lane, first == 0);
 #pragma unroll 1
   for (int pass = first; pass < last; pass++) {
     T y[CB];
@@ -273,36 +324,18 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
     mbar_wait(sb + s, ((t + 1) / rs) & 1);
     const T *tl = ring + (size_t)s * CB * CB;
     const T *xj = xs + (size_t)t * CB;
-    T        tv[CB];  // TR: lane = column, tv[r] = M(r, lane); else lane = row, tv[c] = M(lane, c)
-#pragma unroll
-    for (int q = 0; q < CB; q++) tv[q] = TR ? tl[tat<TR, RV>(q, lane)] : tl[tat<TR, RV>(lane, q)];
+    T        tv[CB];
+    tile_regs<T, TR, RV>(tv, tl, lane);
     __syncwarp();  // the slot is read: refill it with tile t + rs
     if (lane == 0 && t + rs < ntile) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       tile_copy(a, map, (T *)tl, I, t + rs, sb + s);
     }
     bar_wait_cluster(xbar + t);
-    if (TR) {  // partial sums of all 32 rows
-      const T xv = xj[lane];
-#pragma unroll
-      for (int r = 0; r < CB; r++) acc[r] = fma(tv[r], xv, acc[r]);
-    } else {  // four chains
-#pragma unroll
-      for (int c = 0; c < CB; c++) acc[c & 3] = fma(tv[c], xj[c], acc[c & 3]);
-    }
+    tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
   }
-  T sum;
-  if (TR) sum = reduce_scatter(acc, lane);
-  else sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  // z_I = Dinv_I r_I (lower part only), r_I broadcast through shared memory
-  rv[lane] = bval - sum;
-  __syncwarp();
-  T z[4] = {T(0), T(0), T(0), T(0)};
-#pragma unroll
-  for (int c = 0; c < CB; c++)
-    if (c <= lane) z[c & 3] = fma(dr[c], rv[c], z[c & 3]);
-  __syncwarp();
-  rv[lane] = (z[0] + z[1]) + (z[2] + z[3]);
+  const T sum = tile_sum<T, TR>(acc, lane);
+  rv[lane]    = apply_dinv(dr, bval - sum, rv, lane);  // z_I = Dinv_I r_I
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);
 }
@@ -321,14 +354,15 @@ __device__ __forceinline__ void st_async_v(unsigned raddr, float v0, float v1, f
                "r"(__float_as_uint(v1)), "r"(__float_as_uint(v2)), "r"(__float_as_uint(v3)), "r"(rbar)
                : "memory");
 }
-template <class T> __device__ __forceinline__ void broadcast(T x, int I, unsigned xs0, unsigned bar0, unsigned rank, unsigned cs, int lane)
+// (block I into block `slot` of the x window, counted on xbar[I])
+template <class T> __device__ __forceinline__ void broadcast(T x, int slot, int I, unsigned xs0, unsigned bar0, unsigned rank, unsigned cs, int lane)
 {
   constexpr int V = 16 / (int)sizeof(T), G = CB / V;  // values per store, stores per CTA
   const int     g = lane % G;
   T             v[V];
 #pragma unroll
   for (int e = 0; e < V; e++) v[e] = __shfl_sync(~0u, x, g * V + e);
-  const unsigned off = xs0 + (unsigned)((I * CB + g * V) * sizeof(T)), bo = bar0 + (unsigned)(I * 8);
+  const unsigned off = xs0 + (unsigned)((slot * CB + g * V) * sizeof(T)), bo = bar0 + (unsigned)(I * 8);
   for (unsigned h = (unsigned)(lane / G); h < cs; h += 32 / G) {  // the next ranks first (they own the next block rows)
     unsigned q = rank + 1 + h;
     q          = q >= cs ? q - cs : q;
@@ -359,17 +393,13 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     if (I > 0) {
       bar_wait_cluster(xbar + I - 1);
       if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
-      const T *xp = xs + (size_t)(I - 1) * CB;
-      T        s[4] = {T(0), T(0), T(0), T(0)};
-#pragma unroll
-      for (int c = 0; c < CB; c++) s[c & 3] = fma(t[c], xp[c], s[c & 3]);
-      xv -= (s[0] + s[1]) + (s[2] + s[3]);
+      xv = chain_step(xv, t, xs + (size_t)(I - 1) * CB);
     }
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, I, xs0, bar0, rank, cs, lane);
+    broadcast(xv, I, I, xs0, bar0, rank, cs, lane);
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
@@ -419,6 +449,396 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
   }
 }
 
+// ================================================================ larger n: the chain on one
+// cluster, the bulk of the matrix on helper CTAs (trsv_hybrid_solve)
+//
+// One launch of clusters of CS CTAs. The first cluster to start (a ticket) is the chain: block
+// rows of 32 dealt round-robin to its CTAs as above, but with persistent warps (the critical
+// warp, U update warps taking every U-th owned row) and an x window of XR blocks (ring) instead
+// of all of x. The update warp of block row I sums only the window tiles M(I, J), I-W < J <=
+// I-2, and takes Dinv_I, P_I and the sum S_I of the rest from the helpers: the other clusters'
+// first HW warps, each an independent worker taking jobs by ticket from a table (the
+// inversions of the first PD block rows, then row by row the inversion of row I + PD and the
+// chunks of row I):
+//  - inversion job of row I: Dinv_I and P_I = Dinv_I M(I, I-1) by substitution into the
+//    workspace, then a release flag (the epoch);
+//  - chunk job (I, c): sum_{J in chunk c} M(I, J) x_J over at most CT tiles with J <= I-W, x_J
+//    read in LL form (NCCL's low-latency words: the value and the call's epoch), published by
+//    the chain's critical warp. A row's chunk partials are added in chunk order by the chunk
+//    that finishes last (a counter; deterministic), which publishes S_I in LL form.
+// Each helper warp streams its jobs' tiles through its own ring of tensor copies, one job ahead.
+// Deadlock-free whatever the scheduler does: the chain is the first cluster to run (so
+// resident); a job waits only for x_J that need jobs of smaller tickets (and the chain), and a
+// warp holds at most one ticket beyond the one it works on, which is larger.
+// The x window is safe to reuse: x_{J+XR} is formed after every CTA's last read of x_J (each
+// CTA owns a row within the next CS + 1 whose window holds x_J, as W >= CS + 2, and XR > W).
+constexpr int HY_WARPS = 8;      // warps per CTA (both roles; fp64 gets 255 registers)
+constexpr int HY_RING_MAX = 16;  // helper ring slots per warp, at most
+constexpr int HY_XPF = 6;        // helper: x loads in flight (tiles ahead)
+constexpr int HY_DIAG = 1;       // job code bit: inversion job (else chunk job, chunk index in bits 1..11)
+
+template <class T> struct HyArgs : ClArgs<T> {
+  using R = typename LLw<T>::raw;
+  int        W, CT, E, U, xr, hw, hrs, njobs;  // window, tiles per chunk, update warps, x window blocks, helper warps per CTA and their ring slots, jobs
+  const int *jobs;                          // (I << 12) | (c << 1) | HY_DIAG
+  unsigned  *ctl;  // [0] job ticket, [1] CTAs done, [2] cluster ticket; cnt[nb] at 4, dflag[nb] after it
+  R         *xll, *sll;                 // x_I, S_I: LL words [I * CB + r]
+  T         *dg, *pg;                   // Dinv_I, P_I: column-major 32 x 32, [I * CB * CB + c * CB + r]
+  T         *part;                      // chunk partial sums, [ticket * CB + r]
+  unsigned   epoch;
+  bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
+  __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
+  __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
+};
+// shared memory of a chain CTA: barriers xbar[nb], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
+struct HyChainLayout {
+  size_t xs, ps, zs, rv, ring, total;
+};
+template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nb, int U, int rs, int xr)
+{
+  HyChainLayout L;
+  L.xs    = ((size_t)(nb + 2 * U + U * rs) * 8 + 127) / 128 * 128;
+  L.ps    = L.xs + (size_t)xr * CB * sizeof(T);
+  L.zs    = L.ps + (size_t)U * CB * CB * sizeof(T);
+  L.rv    = L.zs + (size_t)U * CB * sizeof(T);
+  L.ring  = (L.rv + (size_t)U * CB * sizeof(T) + 127) / 128 * 128;
+  L.total = L.ring + (size_t)U * rs * CB * CB * sizeof(T);
+  return L;
+}
+// of a helper CTA: barriers hb[hw * hrs] | rings
+template <class T> __host__ __device__ inline size_t hy_helper_ring(int hw, int hrs) { return ((size_t)hw * hrs * 8 + 127) / 128 * 128; }
+template <class T> __host__ __device__ inline size_t hy_helper_bytes(int hw, int hrs) { return hy_helper_ring<T>(hw, hrs) + (size_t)hw * hrs * CB * CB * sizeof(T); }
+
+// Chunks of block row I (host and device): its H = I-W+1 helper tiles J = 0 .. I-W are cut into
+// chunks of CT from J = 0 and an end chunk of the last E (or fewer), the tiles whose x_J came
+// last: small, so that it is done soon after x_{I-W} arrives.
+__host__ __device__ __forceinline__ int hy_big(int I, int W, int CT, int E) { return I - W + 1 > E ? (I - W + 1 - E + CT - 1) / CT : 0; }
+__host__ __device__ __forceinline__ int hy_chunks(int I, int W, int CT, int E) { return I >= W ? hy_big(I, W, CT, E) + 1 : 0; }
+
+template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int lane)
+{
+  const int           nb = a.nb, U = a.U;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U;
+  const T            *xs = (const T *)(smem + L.xs);
+  const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
+  for (int k = 0;; k++) {
+    const int I = (int)rank + (int)cs * k;
+    if (I >= nb) break;
+    const int q = k % U;
+    mbar_wait(rdy + q, (k / U) & 1);
+    T t[CB];
+    if (I > 0) {
+#pragma unroll
+      for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[q * CB * CB + pskew(lane, c)];
+    }
+    T xv = ((const T *)(smem + L.zs))[q * CB + lane];
+    mbar_arrive(fre + q);  // P_I and z_I taken: the slot is free
+    if (I > 0) {
+      bar_wait_cluster(xbar + I - 1);
+      xv = chain_step(xv, t, xs + (size_t)((I - 1) % a.xr) * CB);
+    }
+    const int  row  = I * CB + lane;
+    const bool real = a.real(row);
+    if (!real) xv = T(0);
+    if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
+    broadcast(xv, I % a.xr, I, xs0, bar0, rank, cs, lane);
+    ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
+    if (real) {
+      if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
+      a.X[a.aidx(row)] = xv;
+    }
+  }
+}
+
+// update warp u of a chain CTA: owned rows k = u, u + U, ...: z_I = Dinv_I (b_I - S_I - sum of the window tiles)
+template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int u, int lane)
+{
+  using R                 = typename LLw<T>::raw;
+  const int           nb = a.nb, U = a.U, rs = a.rs;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U, *sb = fre + U + u * rs;
+  const T            *xs   = (const T *)(smem + L.xs);
+  T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
+  T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
+  unsigned            g    = 0;  // tiles through the ring so far
+  for (int k = u, round = 0;; k += U, round++) {
+    const int I = (int)rank + (int)cs * k;
+    if (I >= nb) break;
+    if (round > 0) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
+    const int j0 = I - a.W + 1 > 0 ? I - a.W + 1 : 0, nt = I - 1 - j0 > 0 ? I - 1 - j0 : 0;  // window tiles J = j0 .. I-2
+    if (lane == 0) {
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of the slots before the copy engine's writes
+      for (int t = 0; t < rs && t < nt; t++) tile_copy(a, map, ring + (size_t)((g + t) % rs) * CB * CB, I, j0 + t, sb + (g + t) % rs);
+    }
+    const int row  = I * CB + lane;
+    const T   bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
+    if (lane == 0)
+      while (ld_acquire(a.dflag() + I) != a.epoch) __nanosleep(64);  // Dinv_I and P_I published
+    __syncwarp();
+    const T *dgi = a.dg + (size_t)I * CB * CB, *pgi = a.pg + (size_t)I * CB * CB;
+    T        dr[CB];  // row `lane` of Dinv_I
+#pragma unroll
+    for (int c = 0; c < CB; c++) dr[c] = __ldcg(dgi + c * CB + lane);
+    if (I > 0) {
+#pragma unroll
+      for (int c = 0; c < CB; c++) ps[pskew(lane, c)] = __ldcg(pgi + c * CB + lane);
+    }
+    T acc[CB];
+#pragma unroll
+    for (int i = 0; i < CB; i++) acc[i] = T(0);
+    const R *sp = a.sll + (size_t)I * CB + lane;
+    R        sv = {};
+    for (int t = 0; t < nt; t++) {
+      if (t == nt - 1 && I >= a.W) sv = ll_ld(sp);  // the helpers' sum, probed before the last x arrives
+      const unsigned s = (g + t) % rs;
+      mbar_wait(sb + s, ((g + t) / rs) & 1);
+      const T *tl = ring + (size_t)s * CB * CB;
+      T        tv[CB];
+      tile_regs<T, TR, RV>(tv, tl, lane);
+      __syncwarp();
+      if (lane == 0 && t + rs < nt) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        tile_copy(a, map, (T *)tl, I, j0 + t + rs, sb + s);
+      }
+      const int J = j0 + t;
+      bar_wait_cluster(xbar + J);
+      const T *xj = xs + (size_t)(J % a.xr) * CB;
+      tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
+    }
+    if (a.prof && lane == 0) a.prof[4 * I] = gtime();  // (after the last window x has come)
+    g += (unsigned)nt;
+    T r = bval - tile_sum<T, TR>(acc, lane);
+    if (I >= a.W) {
+      if (a.prof && lane == 0 && !ll_ok(sv, a.epoch)) atomicAdd(a.prof + 4 * nb + 1, 1ull);  // the probe was too early
+      r -= ll_wait(sp, nt ? sv : ll_ld(sp), a.epoch, false);
+    }
+    if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
+    T *zs = (T *)(smem + L.zs);
+    zs[u * CB + lane] = apply_dinv(dr, r, (T *)(smem + L.rv) + (size_t)u * CB, lane);
+    if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
+    mbar_arrive(rdy + u);
+  }
+}
+
+// ---- helper warps
+struct HyJob {
+  int  I, c, J0, nt;  // row, chunk, first tile column, tiles
+  bool diag;          // inversion job (tiles (I, I) and (I, I-1))
+};
+template <class T> __device__ __forceinline__ HyJob hy_decode(const HyArgs<T> &a, int t)
+{
+  const int v = __ldg(a.jobs + t);
+  HyJob     j;
+  j.I    = v >> 12;
+  j.diag = v & HY_DIAG;
+  j.c    = (v >> 1) & 2047;
+  const int H = j.I - a.W + 1, hb = H - a.E, big = hy_big(j.I, a.W, a.CT, a.E);
+  j.J0   = j.c < big ? j.c * a.CT : (hb > 0 ? hb : 0);
+  j.nt   = j.diag ? (j.I > 0 ? 2 : 1) : (j.c < big ? (hb - j.J0 < a.CT ? hb - j.J0 : a.CT) : H - j.J0);
+  return j;
+}
+// tile i of job j
+__device__ __forceinline__ int hy_tile_col(const HyJob &j, int i) { return j.diag ? j.I - i : j.J0 + i; }
+// the warp's next ticket from counter ctr (-1: none below lim left)
+__device__ __forceinline__ int hy_take(unsigned *ctr, int lim, int lane)
+{
+  int t = 0;
+  if (lane == 0) t = (int)atomicAdd(ctr, 1u);
+  t = __shfl_sync(~0u, t, 0);
+  return t < lim ? t : -1;
+}
+// the inversion of block row I: Dinv_I (pass 0) and P_I (pass 1) by substitution (lane j: column j), to the workspace, then the flag
+template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a, const T *D, const T *S, int I, int lane)
+{
+  const T rl = pivot_rcp<T, TR, RV>(a, D, I, lane, true);
+  T      *dgo = a.dg + (size_t)I * CB * CB, *pgo = a.pg + (size_t)I * CB * CB;
+#pragma unroll 1
+  for (int pass = 0; pass < (I > 0 ? 2 : 1); pass++) {
+    T y[CB];
+#pragma unroll
+    for (int i = 0; i < CB; i++) y[i] = pass ? S[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
+    lower_subst<T, TR, RV>(y, D, rl);
+#pragma unroll
+    for (int i = 0; i < CB; i++) (pass ? pgo : dgo)[lane * CB + i] = (pass || i >= lane) ? y[i] : T(0);
+  }
+  __syncwarp();
+  if (lane == 0) {
+    __threadfence();
+    st_release(a.dflag() + I, a.epoch);
+  }
+}
+// a chunk's partial sum p (lane: row) into S_I: alone, or added to the row's other chunks by the last one to finish
+template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j, int ticket, T p, int lane)
+{
+  const int nch = hy_chunks(j.I, a.W, a.CT, a.E);
+  if (nch == 1) {
+    ll_st(a.sll + (size_t)j.I * CB + lane, p, a.epoch);
+    if (a.prof && lane == 0) a.prof[4 * a.nb + 2 + j.I] = gtime();
+    return;
+  }
+  a.part[(size_t)ticket * CB + lane] = p;
+  __syncwarp();
+  unsigned old = 0;
+  if (lane == 0) {
+    __threadfence();
+    old = atomicAdd(a.cnt() + j.I, 1u);
+  }
+  old = __shfl_sync(~0u, old, 0);
+  if (old != (unsigned)nch - 1) return;
+  __threadfence();
+  const T *p0 = a.part + (size_t)(ticket - j.c) * CB + lane;  // the row's chunks have consecutive tickets
+  T        s  = T(0);
+  for (int c0 = 0; c0 < nch; c0 += 8) {  // eight loads in flight, added in chunk order
+    T v[8];
+#pragma unroll
+    for (int q = 0; q < 8; q++) v[q] = c0 + q < nch ? __ldcg(p0 + (size_t)(c0 + q) * CB) : T(0);
+#pragma unroll
+    for (int q = 0; q < 8; q++) s += v[q];
+  }
+  ll_st(a.sll + (size_t)j.I * CB + lane, s, a.epoch);
+  if (a.prof && lane == 0) a.prof[4 * a.nb + 2 + j.I] = gtime();
+  if (lane == 0) a.cnt()[j.I] = 0;  // for the next call (no other chunk of the row is left)
+}
+template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, int w, int lane)
+{
+  using R                = typename LLw<T>::raw;
+  const int           hrs = a.hrs;
+  unsigned long long *hb = (unsigned long long *)smem + w * hrs;
+  T                  *ring = (T *)(smem + hy_helper_ring<T>(a.hw, hrs)) + (size_t)w * hrs * CB * CB;
+  int                 ct = hy_take(a.ctl, a.njobs, lane), nt = -2;  // current ticket, next ticket (-2: not taken yet, -1: none)
+  if (ct < 0) return;
+  HyJob    cj = hy_decode(a, ct), nj = cj;
+  int      ci = 0, ni = 0;  // tiles issued of the current and of the next job
+  unsigned gi = 0, gc = 0;  // tiles issued, consumed
+  auto     issue = [&]() {  // keep the ring full, one job ahead
+    while (gi - gc < (unsigned)hrs) {
+      int I, J;  // the tile
+      if (ci < cj.nt) {
+        I = cj.I;
+        J = hy_tile_col(cj, ci++);
+      } else {
+        if (nt == -2) {
+          nt = hy_take(a.ctl, a.njobs, lane);
+          if (nt >= 0) nj = hy_decode(a, nt);
+        }
+        if (nt < 0 || ni >= nj.nt) break;
+        I = nj.I;
+        J = hy_tile_col(nj, ni++);
+      }
+      if (lane == 0) {
+        const unsigned s = gi % hrs;
+        if (a.hfence) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        tile_copy(a, map, ring + (size_t)s * CB * CB, I, J, hb + s);
+      }
+      gi++;
+    }
+  };
+  issue();
+  for (;;) {
+    if (cj.diag) {  // both tiles are in the ring (hrs >= 2)
+      const unsigned s0 = gc % hrs, s1 = (gc + 1) % hrs;
+      mbar_wait(hb + s0, (gc / hrs) & 1);
+      if (cj.nt > 1) mbar_wait(hb + s1, ((gc + 1) / hrs) & 1);
+      hy_diag<T, TR, RV>(a, ring + (size_t)s0 * CB * CB, ring + (size_t)s1 * CB * CB, cj.I, lane);
+      __syncwarp();
+      gc += (unsigned)cj.nt;
+      issue();
+    } else {
+      T acc[CB];
+#pragma unroll
+      for (int i = 0; i < CB; i++) acc[i] = T(0);
+      // x_J in LL form, loaded HY_XPF tiles ahead (each load is an L2 round trip; one per tile
+      // in turn would bound a warp to ~9 GB/s, measured)
+      const R *x0 = a.xll + (size_t)cj.J0 * CB + lane;
+      R        xq[HY_XPF];
+#pragma unroll
+      for (int q = 0; q < HY_XPF; q++) xq[q] = q < cj.nt ? ll_ld(x0 + (size_t)q * CB) : R{};
+      for (int i = 0; i < cj.nt; i++) {
+        const R xr = xq[0];
+#pragma unroll
+        for (int q = 0; q + 1 < HY_XPF; q++) xq[q] = xq[q + 1];
+        xq[HY_XPF - 1] = i + HY_XPF < cj.nt ? ll_ld(x0 + (size_t)(i + HY_XPF) * CB) : R{};
+        const unsigned s = gc % hrs;
+        mbar_wait(hb + s, (gc / hrs) & 1);
+        T tv[CB];
+        tile_regs<T, TR, RV>(tv, ring + (size_t)s * CB * CB, lane);
+        __syncwarp();
+        gc++;
+        issue();
+        const T xl = ll_wait(x0 + (size_t)i * CB, xr, a.epoch, true);
+        tile_fma<T, TR>(acc, tv, xl, [&](int c) { return __shfl_sync(~0u, xl, c); });
+      }
+      hy_publish(a, cj, ct, tile_sum<T, TR>(acc, lane), lane);
+    }
+    if (nt == -2) {
+      nt = hy_take(a.ctl, a.njobs, lane);
+      if (nt >= 0) nj = hy_decode(a, nt);
+    }
+    if (nt < 0) break;
+    cj = nj;
+    ct = nt;
+    ci = ni;
+    nt = -2;
+    ni = 0;
+    issue();
+  }
+}
+
+template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
+{
+  extern __shared__ __align__(128) unsigned char smem[];
+  __shared__ unsigned s_ticket, s_chain;
+  const unsigned rank = cl_rank(), cs = cl_size();
+  const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
+  if (rank == 0 && threadIdx.x == 0) s_ticket = atomicAdd(a.ctl + 2, 1u);
+  cl_sync();
+  if (threadIdx.x == 0) {  // rank 0's cluster ticket
+    unsigned v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];\n" : "=r"(v) : "r"(cl_map(smem_u32(&s_ticket), 0)) : "memory");
+    s_chain = v == 0;
+  }
+  __syncthreads();
+  const bool          chain = s_chain;
+  const HyChainLayout L     = hy_chain_layout<T>(a.nb, a.U, a.rs, a.xr);
+  unsigned long long *bars  = (unsigned long long *)smem;
+  if (chain) {
+    if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
+    // x_J's barriers, four per thread (32 bytes: no two threads write into one 32-byte sector,
+    // which racecheck reports), then the others by thread 0
+    for (int J = 4 * threadIdx.x; J < a.nb; J += 4 * blockDim.x)
+      for (int q = J; q < J + 4 && q < a.nb; q++) {
+        bar_init(bars + q, 1);
+        mbar_expect(bars + q, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when x_J's bytes have come
+      }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nb + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
+      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nb + 2 * a.U + k, 1);
+    }
+  } else if (threadIdx.x == 0) {
+    for (int k = 0; k < a.hw * a.hrs; k++) bar_init(bars + k, 1);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  cl_sync();  // every chain CTA's barriers exist before anyone sends; rank 0's ticket has been read
+  if (chain) {
+    if (w == 0) {
+      hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
+      if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
+        for (int J = 0; J < a.nb; J++) bar_wait_cluster(bars + J);
+      __syncwarp();
+    } else if (w <= a.U) {
+      hy_update<T, TR, RV>(a, &tmap, smem, L, rank, cs, w - 1, lane);
+    }
+  } else if (w < a.hw) {
+    hy_helper<T, TR, RV>(a, &tmap, smem, w, lane);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(a.ctl + 1, 1u) == gridDim.x - 1) {  // the last CTA: counters back to 0 for the next call
+    a.ctl[0] = 0;
+    a.ctl[1] = 0;
+    a.ctl[2] = 0;
+  }
+}
+
 } // namespace
 
 // a launch of one cluster of cs CTAs (the configuration points into the struct: keep it in place)
@@ -440,6 +860,34 @@ struct ClLaunch {
   ClLaunch(const ClLaunch &) = delete;
 };
 
+// The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
+// matrix; NULL when the driver cannot encode one
+template <class T> const CUtensorMap *tile_map(const sg_trsv_problem *P)
+{
+  PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
+  if (!encode) return nullptr;
+  thread_local struct {
+    const void *A = nullptr;
+    long long   n = 0, lda = 0;
+    int         prec = -1;
+    CUtensorMap map;
+  } mc;
+  if (mc.A != P->A || mc.n != P->n || mc.lda != P->lda || mc.prec != (int)sizeof(T)) {
+    mc.A = nullptr;
+    memset(&mc.map, 0, sizeof mc.map);
+    const cuuint64_t dims[2] = {(cuuint64_t)P->n, (cuuint64_t)P->n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
+    const cuuint32_t box[2] = {CB, CB}, estr[2] = {1, 1};
+    if (encode(&mc.map, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
+               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+      return nullptr;
+    mc.A    = P->A;
+    mc.n    = P->n;
+    mc.lda  = P->lda;
+    mc.prec = (int)sizeof(T);
+  }
+  return &mc.map;
+}
+
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
 {
   *used = false;
@@ -449,27 +897,9 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   // one column; every tile one tensor copy: A and its column stride 16-byte aligned
   if (P->nrhs != 1 || n > maxn || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
-  PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
-  if (!encode) return SG_OK;
-  // the tiles' tensor map (32 x 32 boxes, no swizzle), kept for the next call on the same matrix
-  thread_local struct {
-    const void *A = nullptr;
-    long long   n = 0, lda = 0;
-    CUtensorMap map;
-  } mc;
-  if (mc.A != P->A || mc.n != P->n || mc.lda != P->lda) {
-    mc.A = nullptr;
-    memset(&mc.map, 0, sizeof mc.map);
-    const cuuint64_t dims[2] = {(cuuint64_t)n, (cuuint64_t)n}, strides[1] = {(cuuint64_t)P->lda * sizeof(T)};
-    const cuuint32_t box[2] = {CB, CB}, estr[2] = {1, 1};
-    if (encode(&mc.map, sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)P->A, dims, strides, box, estr,
-               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-      return SG_OK;
-    mc.A   = P->A;
-    mc.n   = P->n;
-    mc.lda = P->lda;
-  }
-  const CUtensorMap &tmap = mc.map;
+  const CUtensorMap *pmap = tile_map<T>(P);
+  if (!pmap) return SG_OK;
+  const CUtensorMap &tmap = *pmap;
   const bool rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
   const int  var = 2 * trans + rev;
   void (*const kerns[4])(const ClArgs<T>, const CUtensorMap) = {trsv_cluster_kernel<T, false, false>, trsv_cluster_kernel<T, false, true>,
@@ -544,5 +974,178 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
 
 template sg_status trsv_cluster_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
 template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
+
+// Job table of the hybrid kernel, in ticket order: the inversions of the first PD block rows,
+// then row by row the inversion of row I + PD and the chunks of row I (consecutive tickets).
+static void hy_build_jobs(int nb, int W, int CT, int E, int PD, std::vector<int> &jobs)
+{
+  jobs.clear();
+  for (int I = 0; I < nb && I < PD; I++) jobs.push_back((I << 12) | HY_DIAG);
+  for (int I = 0; I < nb; I++) {
+    if (I + PD < nb) jobs.push_back(((I + PD) << 12) | HY_DIAG);
+    for (int c = 0; c < hy_chunks(I, W, CT, E); c++) jobs.push_back((I << 12) | (c << 1));
+  }
+}
+
+template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
+{
+  using R = typename LLw<T>::raw;
+  *used   = false;
+  // tuning knobs, read once: the order range, cluster size, window, tiles per chunk, update warps, chain ring depth
+  // Measured on an H100 (bench/trsv/README.md): fp64 gains 5-10 % over the general kernel from n =
+  // 8192 (n = 4096: -3..+5 %); fp32 loses 2-20 % at n = 16384 / 32768, so it stays off unless asked
+  static const int minn = env_int("SG_TRSV_HYB_MINN", sizeof(T) == 8 ? 8192 : 1 << 30, 0, 1 << 30), maxn = env_int("SG_TRSV_HYB_MAXN", 1 << 30, 0, 1 << 30);
+  static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
+  static const int ct_env = env_int("SG_TRSV_HYB_CT", sizeof(T) == 8 ? 16 : 32, 1, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
+  static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
+  static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
+  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1);
+  static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
+  const int        n = (int)P->n, nb = (n + CB - 1) / CB;
+  if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
+  const CUtensorMap *pmap = tile_map<T>(P);
+  if (!pmap) return SG_OK;
+  const int cs = cs_env, W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, CT = ct_env, hw = hw_env, PD = pd_env, E = e_env;
+  if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
+  const int optin = sg_cuda_smem_optin();
+  const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr).total;
+  const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
+  const int    hrs     = hrs_env ? std::min(hrs_env, hrs_fit) : hrs_fit;
+  if (hrs < 2 || chain_b + 1024 > (size_t)optin) return SG_OK;  // (1 KB: static shared memory and reserve)
+  const size_t smem = std::max(chain_b, hy_helper_bytes<T>(hw, hrs));
+  const bool   rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
+  const int    var = 2 * trans + rev;
+  void (*const kerns[4])(const HyArgs<T>, const CUtensorMap) = {trsv_hybrid_kernel<T, false, false>, trsv_hybrid_kernel<T, false, true>,
+                                                                 trsv_hybrid_kernel<T, true, false>, trsv_hybrid_kernel<T, true, true>};
+  auto *const kern = kerns[var];
+  static size_t attr[4] = {0, 0, 0, 0};  // the dynamic shared memory each instance is set up for
+  if (attr[var] < smem) {
+    if (cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+      (void)cudaGetLastError();
+      if (getenv("SG_TRSV_PROFILE")) fprintf(stderr, "[trsv hybrid] not used: %zu bytes of shared memory refused\n", smem);
+      return SG_OK;
+    }
+    attr[var] = smem;
+  }
+  // clusters that fit at once (the chain and the helpers), per instance, for the last (cs, smem) asked
+  static struct {
+    int    cs = 0, n = 0;
+    size_t smem = 0;
+  } occ[4];
+  if (occ[var].cs != cs || occ[var].smem != smem) {
+    const ClLaunch l(cs, HY_WARPS, smem, nullptr);
+    int            nc = 0;
+    if (cudaOccupancyMaxActiveClusters(&nc, kern, &l.cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      nc = 0;
+    }
+    occ[var].cs   = cs;
+    occ[var].smem = smem;
+    occ[var].n    = nc;
+  }
+  const int nclu = occ[var].n;
+  if (nclu < 2) {
+    if (getenv("SG_TRSV_PROFILE")) fprintf(stderr, "[trsv hybrid] not used: %d clusters of %d CTAs fit\n", nclu, cs);
+    return SG_OK;
+  }
+  sg_status st;
+  // control block (zeroed when allocated): tickets, chunk counters, Dinv flags | x (LL) | S (LL)
+  auto         align256 = [](size_t b) { return (b + 255) / 256 * 256; };
+  const size_t off_x = align256((4 + 2 * (size_t)nb) * sizeof(unsigned)), off_s = off_x + align256((size_t)nb * CB * sizeof(R));
+  const size_t ctl_bytes = off_s + (size_t)nb * CB * sizeof(R);
+  void        *old = ctx->work[SG_SLOT_TRSV_HYB];
+  const size_t oldb = ctx->work_bytes[SG_SLOT_TRSV_HYB];
+  char        *ctl  = (char *)sg_ctx_work(ctx, ctl_bytes, SG_SLOT_TRSV_HYB);
+  if (!ctl) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes of trsv control memory on the device", ctl_bytes);
+  // zeroed also when the layout changes (the counters must start at 0; flags and LL words carry
+  // the epoch: a counter of this kernel's calls, its own, so that no flag left by an earlier call
+  // can carry the current epoch)
+  const bool fresh = ctl != old || oldb != ctx->work_bytes[SG_SLOT_TRSV_HYB] || ctx->trsv_hyb_nb != nb;
+  ctx->trsv_hyb_nb = nb;
+  if (fresh || ++ctx->trsv_hyb_epoch == 0) {
+    if ((st = sg_cuda_check(cudaMemsetAsync(ctl, 0, ctx->work_bytes[SG_SLOT_TRSV_HYB], sg_stream(ctx)), rep, "clearing trsv flags")) != SG_OK) return st;
+    ctx->trsv_hyb_epoch = 1;
+  }
+  // job table: rebuilt and uploaded only when the shape changes
+  const long long key = (1ll << 62) | ((long long)nb << 42) | ((long long)PD << 30) | ((long long)E << 20) | ((long long)W << 11) | CT;
+  if (key != ctx->trsv_table_key) {
+    std::vector<int> jobs;
+    hy_build_jobs(nb, W, CT, E, PD, jobs);
+    if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
+    int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
+    int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
+    if (!djobs || !hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
+    std::copy(jobs.begin(), jobs.end(), hjobs);
+    if ((st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK)
+      return st;
+    ctx->trsv_table_key  = key;
+    ctx->trsv_table_jobs = (long long)jobs.size();
+  }
+  const int    njobs = (int)ctx->trsv_table_jobs;
+  const size_t tiles = (size_t)nb * CB * CB, wbytes = (2 * tiles + (size_t)std::max(njobs, 1) * CB) * sizeof(T);
+  T           *wk    = (T *)sg_ctx_work(ctx, wbytes, SG_SLOT_TRSV_PART);
+  if (!wk) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the inverted diagonal blocks", wbytes);
+  HyArgs<T> a;
+  a.B      = (const T *)P->B;
+  a.X      = (T *)P->X;
+  a.n      = n;
+  a.nb     = nb;
+  a.ob     = 0;
+  a.rs     = rs;
+  a.rev    = rev;
+  a.trans  = trans;
+  a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
+  a.unit   = P->diag == SG_UNIT;
+  a.rep    = sg_dreport(ctx);
+  a.prof   = nullptr;
+  a.W      = W;
+  a.CT     = CT;
+  a.E      = E;
+  a.U      = U;
+  a.xr     = xr;
+  a.hw     = hw;
+  a.hrs    = hrs;
+  a.njobs  = njobs;
+  a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
+  a.ctl    = (unsigned *)ctl;
+  a.xll    = (R *)(ctl + off_x);
+  a.sll    = (R *)(ctl + off_s);
+  a.dg     = wk;
+  a.pg     = wk + tiles;
+  a.part   = wk + 2 * tiles;
+  a.epoch  = ctx->trsv_hyb_epoch;
+  a.hfence = fence_env;
+  *used    = true;
+  const size_t nprof = 5 * (size_t)nb + 2;
+  if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
+    a.prof = (unsigned long long *)sg_ctx_work(ctx, nprof * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
+    if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
+    (void)cudaMemsetAsync(a.prof, 0, nprof * sizeof(unsigned long long), sg_stream(ctx));
+  }
+  if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+  ClLaunch l(cs, HY_WARPS, smem, sg_stream(ctx));
+  l.cfg.gridDim = dim3((unsigned)(cs * nclu));
+  if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, *pmap), rep, "trsv cluster + helpers launch")) != SG_OK) return st;
+  if (a.prof) {
+    std::vector<unsigned long long> h(nprof);
+    (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
+    const double t0 = (double)h[4 * nb];
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, smem, h[4 * nb + 1]);
+    for (int I = 0; I < nb; I++)
+      fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
+              h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
+  }
+  st = sg_dev_report_fetch(ctx, rep, [](sg_report *r, int cls, long long, long long row, double value) { return sg_trsv_report_fail(r, cls, -1, row, value); });
+  if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
+    ctx->trsv_table_key = -1;
+    (void)cudaMemsetAsync(ctl, 0, off_x, sg_stream(ctx));
+  }
+  return st;
+}
+
+template sg_status trsv_hybrid_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
+template sg_status trsv_hybrid_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
 
 } // namespace sgtrsv

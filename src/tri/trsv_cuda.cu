@@ -74,42 +74,6 @@ template <class T, int K, bool PROD> constexpr size_t one_smem()
   return sizeof(T) * ((size_t)one_stages<T, K>() * slot_vals<T, PROD>() + one_extra<T, K>()) + (PROD ? 1024 : 0);
 }
 
-// ---- LL words: a value and the call's epoch, polled together (NCCL's LL protocol: each 8-byte
-// half {data, epoch} of a 16-byte volatile store is single-copy atomic)
-template <class T> struct LLw;
-template <> struct LLw<double> { using raw = uint4; };
-template <> struct LLw<float> { using raw = uint2; };
-__device__ __forceinline__ void ll_st(uint4 *p, double x, unsigned e)
-{
-  const unsigned long long b = (unsigned long long)__double_as_longlong(x);
-  asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"((unsigned)b), "r"(e), "r"((unsigned)(b >> 32)), "r"(e) : "memory");
-}
-__device__ __forceinline__ void ll_st(uint2 *p, float x, unsigned e) { asm volatile("st.volatile.global.v2.u32 [%0], {%1,%2};\n" ::"l"(p), "r"(__float_as_uint(x)), "r"(e) : "memory"); }
-__device__ __forceinline__ uint4 ll_ld(const uint4 *p)
-{
-  uint4 v;
-  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ uint2 ll_ld(const uint2 *p)
-{
-  uint2 v;
-  asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ bool   ll_ok(uint4 v, unsigned e) { return v.y == e && v.w == e; }
-__device__ __forceinline__ bool   ll_ok(uint2 v, unsigned e) { return v.y == e; }
-__device__ __forceinline__ double ll_val(uint4 v) { return __longlong_as_double((long long)(((unsigned long long)v.z << 32) | v.x)); }
-__device__ __forceinline__ float  ll_val(uint2 v) { return __uint_as_float(v.x); }
-// the value at p once it carries epoch e; v is an earlier load of p (issued ahead)
-template <class R> __device__ __forceinline__ auto ll_wait(const R *p, R v, unsigned e, bool backoff)
-{
-  while (!ll_ok(v, e)) {
-    if (backoff) __nanosleep(32);
-    v = ll_ld(p);
-  }
-  return ll_val(v);
-}
 // ---- bulk copies (the Hopper copy engine) completing on an mbarrier (sys/sg_cuda.cuh): the
 // chain's Dinv tiles. One thread issues 33 KB with one instruction, so the chain's own loads do
 // not compete with its tile stream for per-thread load slots.
@@ -982,6 +946,8 @@ template <class T> sg_status dispatch_one(sg_ctx *ctx, const sg_trsv_problem *P,
   bool            used = false;
   const sg_status st   = trsv_cluster_solve<T>(ctx, P, pivtol, rep, &used);  // one cluster for one column of modest n
   if (used) return st;
+  const sg_status sth = trsv_hybrid_solve<T>(ctx, P, pivtol, rep, &used);  // the chain on one cluster, helpers on the rest
+  if (used) return sth;
   if (k <= 1) return launch_one<T, 1>(ctx, P, pivtol, rep);
   if (k <= 2) return launch_one<T, 2>(ctx, P, pivtol, rep);
   if (k <= 4) return launch_one<T, 4>(ctx, P, pivtol, rep);

@@ -54,6 +54,42 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
 }
 __device__ __forceinline__ void st_release(unsigned *p, unsigned v) { asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory"); }
 
+// ---- LL words: a value and the call's epoch, polled together (NCCL's LL protocol: each 8-byte
+// half {data, epoch} of a 16-byte volatile store is single-copy atomic)
+template <class T> struct LLw;
+template <> struct LLw<double> { using raw = uint4; };
+template <> struct LLw<float> { using raw = uint2; };
+__device__ __forceinline__ void ll_st(uint4 *p, double x, unsigned e)
+{
+  const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+  asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};\n" ::"l"(p), "r"((unsigned)b), "r"(e), "r"((unsigned)(b >> 32)), "r"(e) : "memory");
+}
+__device__ __forceinline__ void ll_st(uint2 *p, float x, unsigned e) { asm volatile("st.volatile.global.v2.u32 [%0], {%1,%2};\n" ::"l"(p), "r"(__float_as_uint(x)), "r"(e) : "memory"); }
+__device__ __forceinline__ uint4 ll_ld(const uint4 *p)
+{
+  uint4 v;
+  asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint2 ll_ld(const uint2 *p)
+{
+  uint2 v;
+  asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ bool   ll_ok(uint4 v, unsigned e) { return v.y == e && v.w == e; }
+__device__ __forceinline__ bool   ll_ok(uint2 v, unsigned e) { return v.y == e; }
+__device__ __forceinline__ double ll_val(uint4 v) { return __longlong_as_double((long long)(((unsigned long long)v.z << 32) | v.x)); }
+__device__ __forceinline__ float  ll_val(uint2 v) { return __uint_as_float(v.x); }
+// the value at p once it carries epoch e; v is an earlier load of p (issued ahead)
+template <class R> __device__ __forceinline__ auto ll_wait(const R *p, R v, unsigned e, bool backoff)
+{
+  while (!ll_ok(v, e)) {
+    if (backoff) __nanosleep(32);
+    v = ll_ld(p);
+  }
+  return ll_val(v);
+}
 // One tensor copy (the Hopper copy engine) of the box at (row, col) of a 2-D tensor map into
 // shared memory, completing on the mbarrier bar (whose phase expects the box's bytes).
 __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, int row, int col, unsigned long long *bar)
@@ -310,5 +346,8 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, const T *ys, 
 // cluster, its shared memory fits) it solves it, sets *used and returns the status; otherwise
 // *used = false and SG_OK, and the caller solves it.
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used);
+// One system (nrhs = 1) of larger order (SG_TRSV_HYB_MINN .. SG_TRSV_HYB_MAXN): the chain on one
+// cluster, the bulk of the matrix on helper clusters (trsv_cluster_cuda.cu); same contract.
+template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used);
 
 } // namespace sgtrsv

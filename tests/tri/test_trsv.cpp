@@ -83,8 +83,12 @@ template <class T> static void sweep(bool quick)
   // issues its own copies. One column with A 16-byte aligned (fp64: every order here, lda = n + 3
   // for odd n; fp32: lda * 4 a multiple of 16) runs the cluster kernel up to n = 2048 (fp64) / 4096
   // (fp32): 2048 and 3000 / 4096 have 4 / 6 / 8 block rows per CTA of a 16-CTA cluster
-  const std::vector<long long> ns = quick ? std::vector<long long>{1, 2, 3, 17, 64, 65, 192, 257}
-                                          : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 192, 257, 1000, 1280, 2048, 3000, 4096, 4099};
+  // (fp32). Larger orders with one column and A aligned run the cluster + helpers kernel on the GPU
+  // (fp64 from n = 2049: 3000, 4096, 4099; fp32 from 4097); with --cuda also 5000 and 9001 (up to
+  // 9 / 17 helper chunks per block row in fp64)
+  std::vector<long long> ns = quick ? std::vector<long long>{1, 2, 3, 17, 64, 65, 192, 257}
+                                    : std::vector<long long>{1, 2, 3, 17, 31, 64, 65, 127, 192, 257, 1000, 1280, 2048, 3000, 4096, 4099};
+  if (!quick && g_cuda) ns.insert(ns.end(), {5000, 9001});
   std::mt19937_64 rng(2024 + sizeof(T));
   for (long long n : ns) {
     const long long lda = n % 2 ? n + 3 : n;  // odd orders: lda > n
@@ -212,7 +216,7 @@ template <class T> static void rhs_breakdowns(long long n, long long lda, long l
   expect<T>(what, P, 0.0, SG_ERR_NONFINITE, 0, false);
 }
 
-template <class T> static void bad_inputs()
+template <class T> static void bad_inputs(bool quick)
 {
   std::mt19937_64 rng(77);
   const long long n = 31, lda = 33;
@@ -231,6 +235,16 @@ template <class T> static void bad_inputs()
     rhs_breakdowns<T>(n1, n1, 36, B1.data(), X1.data(), rng);
   }
   rhs_breakdowns<T>(n, lda, 5, B.data(), X.data(), rng);
+  // and at n = 4500 (lda = n): on the GPU the cluster + helpers kernel (block rows of 32 from the
+  // top, the last one partial: rows 4480..4499), pivots in the window and in helper-covered block
+  // rows and one in the partial block; the Inf in A(2, 3001) is read by a helper chunk
+  if (!quick) {
+    const long long n1 = 4500;
+    std::vector<T>  B1((size_t)n1), X1((size_t)n1, (T)kSentinel);
+    for (T &v : B1) v = (T)U(rng);
+    diag_breakdowns<T>(n1, n1, 1, 1500, 4490, 2100, B1.data(), X1.data(), rng);
+    rhs_breakdowns<T>(n1, n1, 3001, B1.data(), X1.data(), rng);
+  }
   // NaN below the diagonal inside a 64 x 64 diagonal block (the GPU inverts these blocks): only
   // rows 45.. depend on A(45,10); rows 32..44 (same block, same doubling level) must stay finite
   {
@@ -504,8 +518,8 @@ int main(int argc, char **argv)
   if (!only || strcmp(only, "batch")) {
     sweep<double>(quick);
     sweep<float>(quick);
-    bad_inputs<double>();
-    bad_inputs<float>();
+    bad_inputs<double>(quick);
+    bad_inputs<float>(quick);
   }
   if (!only || strcmp(only, "single")) {
     batch_sweep<double>(quick);
