@@ -41,7 +41,10 @@ pack() {
   tar -C "$tmp/petsc" -cf - . | xz -T2 -6 > "$CARRY/petsc.tar.xz"; rm -rf "$tmp"
   fi
   say "packing build $BUILD (no objects or static archives: the GPU machine only runs it)"
-  (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.a' -prune -o -name CMakeFiles -prune -o \( -type f -o -type l \) -print | tar -cf - -T -) \
+  # PACK_SKIP: an extended regex of build paths left out (e.g. '^./bench/' for a tests-only run,
+  # '^./tests/' for a bench-only one) when the working tree and the carry would pass 64 MiB
+  (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.a' -prune -o -name CMakeFiles -prune -o \( -type f -o -type l \) -print \
+    | { if [ -n "${PACK_SKIP:-}" ]; then grep -Ev "$PACK_SKIP"; else cat; fi; } | tar -cf - -T -) \
     | xz -T2 -6 > "$CARRY/build.tar.xz"
   # Debian runtime libraries the GPU machine (Ubuntu) might lack; used only where missing.
   rm -rf "$CARRY/lib"; mkdir -p "$CARRY/lib"
