@@ -802,15 +802,13 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   unsigned long long *bars  = (unsigned long long *)smem;
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
-    // x_J's barriers, four per thread (32 bytes: no two threads write into one 32-byte sector,
-    // which racecheck reports), then the others by thread 0
-    for (int J = 4 * threadIdx.x; J < a.nb; J += 4 * blockDim.x)
-      for (int q = J; q < J + 4 && q < a.nb; q++) {
-        bar_init(bars + q, 1);
-        mbar_expect(bars + q, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when x_J's bytes have come
-      }
-    __syncthreads();
+    // every barrier by thread 0 (barriers initialised by several threads draw racecheck hazard
+    // warnings; ~1 us per 256 block rows)
     if (threadIdx.x == 0) {
+      for (int J = 0; J < a.nb; J++) {
+        bar_init(bars + J, 1);
+        mbar_expect(bars + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when x_J's bytes have come
+      }
       for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nb + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
       for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nb + 2 * a.U + k, 1);
     }
