@@ -27,6 +27,8 @@
 // x blocks have landed in it (the other CTAs' st.async target its shared memory).
 // Bad pivots are flagged by the update warp (the solve goes on, as in the general kernel), a
 // non-finite x by the critical warp: the smallest row is reported.
+// Larger orders (fp64 from n = 8192 by default): the same chain on one cluster with persistent
+// warps, the rest of the matrix on helper clusters of the same launch (trsv_hybrid_solve, below).
 #include "tri/trsv_cuda.cuh"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // Dense triangular solves on the GPU: sg_trsv_cuda (one system, n up to millions of
 // unknowns, up to 16 right-hand sides); building blocks in trsv_cuda.cuh, batches in
 // trsv_batch_cuda.cu.
-// (One right-hand side of modest order runs on one thread-block cluster instead:
-// trsv_cluster_cuda.cu, tried first by dispatch_one.)
+// (One right-hand side of modest order runs on one thread-block cluster instead, and fp64 from
+// n = 8192 on that chain plus helper clusters: trsv_cluster_cuda.cu, tried first by dispatch_one.)
 // One system: a latency-critical "chain" CTA plus bandwidth "helper" CTAs (beyond Hogg,
 // whose every block row waits for its predecessor through global flags):
 //  - the chain walks the block rows I = 0, 1, ... on its own: y = b_I - (helpers' partial
