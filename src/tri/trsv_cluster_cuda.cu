@@ -860,6 +860,23 @@ struct ClLaunch {
   ClLaunch(const ClLaunch &) = delete;
 };
 
+// the arguments both cluster kernels share (rows of M, variant, pivots, report)
+template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, int nb, int ob, int rs)
+{
+  a.B      = (const T *)P->B;
+  a.X      = (T *)P->X;
+  a.n      = (int)P->n;
+  a.nb     = nb;
+  a.ob     = ob;
+  a.rs     = rs;
+  a.rev    = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS);
+  a.trans  = P->trans == SG_TRANS;
+  a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
+  a.unit   = P->diag == SG_UNIT;
+  a.rep    = sg_dreport(ctx);
+  a.prof   = nullptr;
+}
+
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
 // matrix; NULL when the driver cannot encode one
 template <class T> const CUtensorMap *tile_map(const sg_trsv_problem *P)
@@ -934,19 +951,8 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   rs     = rs > RING_MAX ? RING_MAX : rs;
   rs     = rs_env ? std::max(2, std::min(rs_env, rs)) : rs;
   ClArgs<T> a;
-  a.B      = (const T *)P->B;
-  a.X      = (T *)P->X;
-  a.n      = n;
-  a.nb     = nb;
-  a.ob     = ob;
-  a.rs     = rs;
-  a.rev    = rev;
-  a.trans  = trans;
-  a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
-  a.unit   = P->diag == SG_UNIT;
-  a.rep    = sg_dreport(ctx);
-  a.prof   = nullptr;
-  *used    = true;
+  cl_args_fill(a, ctx, P, pivtol, nb, ob, rs);
+  *used = true;
   const size_t nprof = 4 * (size_t)nb + CS_MAX;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
     a.prof = (unsigned long long *)sg_ctx_work(ctx, nprof * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
@@ -1087,18 +1093,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   T           *wk    = (T *)sg_ctx_work(ctx, wbytes, SG_SLOT_TRSV_PART);
   if (!wk) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the inverted diagonal blocks", wbytes);
   HyArgs<T> a;
-  a.B      = (const T *)P->B;
-  a.X      = (T *)P->X;
-  a.n      = n;
-  a.nb     = nb;
-  a.ob     = 0;
-  a.rs     = rs;
-  a.rev    = rev;
-  a.trans  = trans;
-  a.pivtol = (T)(pivtol > 0 ? pivtol : 0.0);
-  a.unit   = P->diag == SG_UNIT;
-  a.rep    = sg_dreport(ctx);
-  a.prof   = nullptr;
+  cl_args_fill(a, ctx, P, pivtol, nb, 0, rs);
   a.W      = W;
   a.CT     = CT;
   a.E      = E;
