@@ -481,12 +481,12 @@ constexpr int HY_DIAG = 1;       // job code bit: inversion job (else chunk job,
 
 template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
-  int        W, CT, E, U, xr, hw, hrs, njobs;  // window, tiles per chunk, update warps, x window blocks, helper warps per CTA and their ring slots, jobs
+  int        W, CT, E, U, xr, hw, hrs, njobs, maxch;  // window, tiles per chunk, update warps, x window blocks, helper warps per CTA and their ring slots, jobs
   const int *jobs;                          // (I << 12) | (c << 1) | HY_DIAG
   unsigned  *ctl;  // [0] job ticket, [1] CTAs done, [2] cluster ticket; cnt[nb] at 4, dflag[nb] after it
   R         *xll, *sll;                 // x_I, S_I: LL words [I * CB + r]
   T         *dg, *pg;                   // Dinv_I, P_I: column-major 32 x 32, [I * CB * CB + c * CB + r]
-  T         *part;                      // chunk partial sums, [ticket * CB + r]
+  T         *part;                      // chunk partial sums, [(I * maxch + c) * CB + r]
   unsigned   epoch;
   bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
@@ -516,6 +516,13 @@ template <class T> __host__ __device__ inline size_t hy_helper_bytes(int hw, int
 // last: small, so that it is done soon after x_{I-W} arrives.
 __host__ __device__ __forceinline__ int hy_big(int I, int W, int CT, int E) { return I - W + 1 > E ? (I - W + 1 - E + CT - 1) / CT : 0; }
 __host__ __device__ __forceinline__ int hy_chunks(int I, int W, int CT, int E) { return I >= W ? hy_big(I, W, CT, E) + 1 : 0; }
+// the tiles J0 .. J0+nt-1 of chunk c of block row I
+__host__ __device__ __forceinline__ void hy_span(int I, int c, int W, int CT, int E, int &J0, int &nt)
+{
+  const int H = I - W + 1, hb = H - E, big = hy_big(I, W, CT, E);
+  J0 = c < big ? c * CT : (hb > 0 ? hb : 0);
+  nt = c < big ? (hb - J0 < CT ? hb - J0 : CT) : H - J0;
+}
 
 template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int lane)
 {
@@ -633,9 +640,8 @@ template <class T> __device__ __forceinline__ HyJob hy_decode(const HyArgs<T> &a
   j.I    = v >> 12;
   j.diag = v & HY_DIAG;
   j.c    = (v >> 1) & 2047;
-  const int H = j.I - a.W + 1, hb = H - a.E, big = hy_big(j.I, a.W, a.CT, a.E);
-  j.J0   = j.c < big ? j.c * a.CT : (hb > 0 ? hb : 0);
-  j.nt   = j.diag ? (j.I > 0 ? 2 : 1) : (j.c < big ? (hb - j.J0 < a.CT ? hb - j.J0 : a.CT) : H - j.J0);
+  hy_span(j.I, j.c, a.W, a.CT, a.E, j.J0, j.nt);
+  if (j.diag) j.nt = j.I > 0 ? 2 : 1;
   return j;
 }
 // tile i of job j
@@ -669,7 +675,7 @@ template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a,
   }
 }
 // a chunk's partial sum p (lane: row) into S_I: alone, or added to the row's other chunks by the last one to finish
-template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j, int ticket, T p, int lane)
+template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j, T p, int lane)
 {
   const int nch = hy_chunks(j.I, a.W, a.CT, a.E);
   if (nch == 1) {
@@ -677,7 +683,8 @@ template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j
     if (a.prof && lane == 0) a.prof[4 * a.nb + 2 + j.I] = gtime();
     return;
   }
-  a.part[(size_t)ticket * CB + lane] = p;
+  T *const p0 = a.part + (size_t)j.I * a.maxch * CB + lane;
+  p0[(size_t)j.c * CB] = p;
   __syncwarp();
   unsigned old = 0;
   if (lane == 0) {
@@ -687,8 +694,7 @@ template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j
   old = __shfl_sync(~0u, old, 0);
   if (old != (unsigned)nch - 1) return;
   __threadfence();
-  const T *p0 = a.part + (size_t)(ticket - j.c) * CB + lane;  // the row's chunks have consecutive tickets
-  T        s  = T(0);
+  T s = T(0);
   for (int c0 = 0; c0 < nch; c0 += 8) {  // eight loads in flight, added in chunk order
     T v[8];
 #pragma unroll
@@ -769,7 +775,7 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
         const T xl = ll_wait(x0 + (size_t)i * CB, xr, a.epoch, true);
         tile_fma<T, TR>(acc, tv, xl, [&](int c) { return __shfl_sync(~0u, xl, c); });
       }
-      hy_publish(a, cj, ct, tile_sum<T, TR>(acc, lane), lane);
+      hy_publish(a, cj, tile_sum<T, TR>(acc, lane), lane);
     }
     if (nt == -2) {
       nt = hy_take(a.ctl, a.njobs, lane);
@@ -981,16 +987,35 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
 template sg_status trsv_cluster_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
 template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
 
-// Job table of the hybrid kernel, in ticket order: the inversions of the first PD block rows,
-// then row by row the inversion of row I + PD and the chunks of row I (consecutive tickets).
-static void hy_build_jobs(int nb, int W, int CT, int E, int PD, std::vector<int> &jobs)
+// Job table of the hybrid kernel, in ticket order. order 0 (by rows): the inversions of the first
+// PD block rows, then row by row the inversion of row I + PD and the chunks of row I. order 1 (by
+// columns): every job keyed by the last x it needs (a chunk: its last tile column; the inversion
+// of row I: I - PD, before the chunks of equal key), then by row, so that the helpers stream the
+// tiles in the order their x arrive, all rows at once, instead of waiting on the chain row by row.
+// Either order is deadlock-free: the chain needs, to form x_m, the inversion of row m and the
+// chunks of row m, whose keys are below any job waiting for x_m.
+static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, std::vector<int> &jobs)
 {
   jobs.clear();
-  for (int I = 0; I < nb && I < PD; I++) jobs.push_back((I << 12) | HY_DIAG);
-  for (int I = 0; I < nb; I++) {
-    if (I + PD < nb) jobs.push_back(((I + PD) << 12) | HY_DIAG);
-    for (int c = 0; c < hy_chunks(I, W, CT, E); c++) jobs.push_back((I << 12) | (c << 1));
+  if (order == 0) {
+    for (int I = 0; I < nb && I < PD; I++) jobs.push_back((I << 12) | HY_DIAG);
+    for (int I = 0; I < nb; I++) {
+      if (I + PD < nb) jobs.push_back(((I + PD) << 12) | HY_DIAG);
+      for (int c = 0; c < hy_chunks(I, W, CT, E); c++) jobs.push_back((I << 12) | (c << 1));
+    }
+    return;
   }
+  std::vector<std::pair<long long, int>> keyed;  // (key, code): key = (last column + PD) * 2 * 2^20 + kind * 2^20 + row
+  for (int I = 0; I < nb; I++) {
+    keyed.push_back({((long long)I * 2) << 20 | I, (I << 12) | HY_DIAG});
+    for (int c = 0; c < hy_chunks(I, W, CT, E); c++) {
+      int J0, nt;
+      hy_span(I, c, W, CT, E, J0, nt);
+      keyed.push_back({(((long long)(J0 + nt - 1 + PD) * 2 + 1) << 20) | I, (I << 12) | (c << 1)});
+    }
+  }
+  std::sort(keyed.begin(), keyed.end());
+  for (const auto &k : keyed) jobs.push_back(k.second);
 }
 
 template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
@@ -1005,7 +1030,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int ct_env = env_int("SG_TRSV_HYB_CT", sizeof(T) == 8 ? 16 : 32, 1, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
-  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1);
+  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 1);
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
@@ -1074,10 +1099,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     ctx->trsv_hyb_epoch = 1;
   }
   // job table: rebuilt and uploaded only when the shape changes
-  const long long key = (1ll << 62) | ((long long)nb << 42) | ((long long)PD << 30) | ((long long)E << 20) | ((long long)W << 11) | CT;
+  const long long key = (1ll << 62) | ((long long)order_env << 61) | ((long long)nb << 42) | ((long long)PD << 30) | ((long long)E << 20) | ((long long)W << 11) | CT;
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    hy_build_jobs(nb, W, CT, E, PD, jobs);
+    hy_build_jobs(nb, W, CT, E, PD, order_env, jobs);
     if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
     int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
     int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
@@ -1089,7 +1114,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     ctx->trsv_table_jobs = (long long)jobs.size();
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
-  const size_t tiles = (size_t)nb * CB * CB, wbytes = (2 * tiles + (size_t)std::max(njobs, 1) * CB) * sizeof(T);
+  const int    maxch = std::max(1, hy_chunks(nb - 1, W, CT, E));
+  const size_t tiles = (size_t)nb * CB * CB, wbytes = (2 * tiles + (size_t)nb * maxch * CB) * sizeof(T);
   T           *wk    = (T *)sg_ctx_work(ctx, wbytes, SG_SLOT_TRSV_PART);
   if (!wk) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the inverted diagonal blocks", wbytes);
   HyArgs<T> a;
@@ -1102,6 +1128,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.hw     = hw;
   a.hrs    = hrs;
   a.njobs  = njobs;
+  a.maxch  = maxch;
   a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   a.ctl    = (unsigned *)ctl;
   a.xll    = (R *)(ctl + off_x);
