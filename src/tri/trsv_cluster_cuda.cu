@@ -1082,7 +1082,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   sg_status st;
   // control block (zeroed when allocated): tickets, chunk counters, Dinv flags | x (LL) | S (LL)
-  auto         align256 = [](size_t b) { return (b + 255) / 256 * 256; };
   const size_t off_x = align256((4 + 2 * (size_t)nb) * sizeof(unsigned)), off_s = off_x + align256((size_t)nb * CB * sizeof(R));
   const size_t ctl_bytes = off_s + (size_t)nb * CB * sizeof(R);
   void        *old = ctx->work[SG_SLOT_TRSV_HYB];
@@ -1103,15 +1102,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
     hy_build_jobs(nb, W, CT, E, PD, order_env, jobs);
-    if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
-    int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-    int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-    if (!djobs || !hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
-    std::copy(jobs.begin(), jobs.end(), hjobs);
-    if ((st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK)
-      return st;
-    ctx->trsv_table_key  = key;
-    ctx->trsv_table_jobs = (long long)jobs.size();
+    if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
   const int    maxch = std::max(1, hy_chunks(nb - 1, W, CT, E));

@@ -816,8 +816,6 @@ void build_jobs(int nblk, int L, int CT, std::vector<int> &jobs)
 
 sg_status fail_one(sg_report *rep, int cls, long long, long long row, double value) { return sg_trsv_report_fail(rep, cls, -1, row, value); }
 
-size_t align256(size_t b) { return (b + 255) / 256 * 256; }
-
 template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {
   using R        = typename LLw<T>::raw;
@@ -872,15 +870,7 @@ template <class T, int K> sg_status launch_one(sg_ctx *ctx, const sg_trsv_proble
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
     build_jobs(nblk, L, CT, jobs);
-    // the pinned staging buffer may still feed an earlier upload: wait before reusing it
-    if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
-    int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-    int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-    if (!djobs || !hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
-    std::copy(jobs.begin(), jobs.end(), hjobs);
-    if ((st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
-    ctx->trsv_table_key  = key;
-    ctx->trsv_table_jobs = (long long)jobs.size();
+    if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
   }
   OneArgs<T> a;
   a.V      = View<T>{(const T *)P->A, P->lda, n, rev, P->trans == SG_TRANS};
@@ -956,6 +946,23 @@ template <class T> sg_status dispatch_one(sg_ctx *ctx, const sg_trsv_problem *P,
 }
 
 } // namespace
+
+namespace sgtrsv {
+sg_status trsv_upload_jobs(sg_ctx *ctx, long long key, const std::vector<int> &jobs, sg_report *rep)
+{
+  sg_status st;
+  // the pinned staging buffer may still feed an earlier upload: wait before reusing it
+  if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
+  int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
+  int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
+  if (!djobs || !hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
+  std::copy(jobs.begin(), jobs.end(), hjobs);
+  if ((st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
+  ctx->trsv_table_key  = key;
+  ctx->trsv_table_jobs = (long long)jobs.size();
+  return SG_OK;
+}
+} // namespace sgtrsv
 
 extern "C" sg_status sg_trsv_cuda(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {

@@ -11,8 +11,12 @@
 #include "tri/trsv_internal.hpp"
 
 #include <cstdlib>
+#include <vector>
 
 namespace sgtrsv {
+
+// b rounded up to 256 bytes (workspace sub-buffers)
+inline size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
 // A tuning knob from the environment (host side), clamped to [lo, hi]; def when unset.
 inline int env_int(const char *name, int def, int lo, int hi)
@@ -340,6 +344,11 @@ __device__ void solve_diag(const View<T> &V, int I, const T *Dinv, const T *ys, 
     emit(r, k, valid ? x : T(0), valid);
   }
 }
+
+// Uploads a one-system kernel's job table (tickets -> job codes) into the trsv table slot and
+// records it as the cached shape `key` (ctx->trsv_table_key / _jobs); waits for the stream first,
+// since the pinned staging buffer may still feed an earlier upload.
+sg_status trsv_upload_jobs(sg_ctx *ctx, long long key, const std::vector<int> &jobs, sg_report *rep);
 
 // One system (nrhs = 1) of modest order on one thread-block cluster (trsv_cluster_cuda.cu). When
 // the case is its own (one right-hand side, n within SG_TRSV_CLUSTER_MAXN, the device runs the
