@@ -1042,8 +1042,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   *used   = false;
   // tuning knobs, read once: the order range, cluster size, window, tiles per chunk, update warps, chain ring depth
   // Measured on an H100 (bench/trsv/README.md): fp64 gains 5-10 % over the general kernel from n =
-  // 8192 (n = 4096: -3..+5 %); fp32 loses 2-20 % at n = 16384 / 32768, so it stays off unless asked
-  static const int minn = env_int("SG_TRSV_HYB_MINN", sizeof(T) == 8 ? 8192 : 1 << 30, 0, 1 << 30), maxn = env_int("SG_TRSV_HYB_MAXN", 1 << 30, 0, 1 << 30);
+  // 8192 (n = 4096: -3..+5 %). fp32 with op = N loses 2-20 % at n = 16384 / 32768, so it stays off;
+  // fp32 with op = T (look-ahead 2) gains 3-4 % at n = 24576 and 4-6 % at 32768 (16384: +2 %, a loss)
+  static const int minn_env = env_int("SG_TRSV_HYB_MINN", 0, 0, 1 << 30), maxn = env_int("SG_TRSV_HYB_MAXN", 1 << 30, 0, 1 << 30);
+  const int        minn = minn_env ? minn_env : (sizeof(T) == 8 ? 8192 : (P->trans == SG_TRANS ? 24576 : 1 << 30));
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
   static const int ct_env = env_int("SG_TRSV_HYB_CT", sizeof(T) == 8 ? 16 : 32, 1, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
