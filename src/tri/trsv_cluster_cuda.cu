@@ -535,12 +535,14 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U;
   const T            *xs = (const T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
-  for (int k = 0;; k++) {
+  const int           xr = a.xr;
+  for (int k = 0, sI = (int)rank;; k++, sI = sI + (int)cs >= xr ? sI + (int)cs - xr : sI + (int)cs) {  // sI = I % xr (cs < xr), no division
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
-    auto xin = [&](int J) -> const T * {  // x_J (J < I) once it has landed here
+    auto xin = [&](int J) -> const T * {  // x_J (J = I-1 or I-2) once it has landed here
       bar_wait_cluster(xbar + J);
-      return xs + (size_t)(J % a.xr) * CB;
+      const int sj = sI - (I - J);
+      return xs + (size_t)(sj < 0 ? sj + xr : sj) * CB;
     };
     const int q = k % U;
     mbar_wait(rdy + q, (k / U) & 1);
@@ -561,7 +563,7 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, I % a.xr, I, xs0, bar0, rank, cs, lane);
+    broadcast(xv, sI, I, xs0, bar0, rank, cs, lane);
     ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
@@ -611,7 +613,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     for (int i = 0; i < CB; i++) acc[i] = T(0);
     const R *sp = a.sll + (size_t)I * CB + lane;
     R        sv = {};
-    for (int t = 0; t < nt; t++) {
+    for (int t = 0, sj = j0 % a.xr; t < nt; t++, sj = sj + 1 == a.xr ? 0 : sj + 1) {  // sj = (j0 + t) % xr
       if (t == nt - 1 && I >= a.W) sv = ll_ld(sp);  // the helpers' sum, probed before the last x arrives
       const unsigned s = (g + t) % rs;
       mbar_wait(sb + s, ((g + t) / rs) & 1);
@@ -625,7 +627,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
       }
       const int J = j0 + t;
       bar_wait_cluster(xbar + J);
-      const T *xj = xs + (size_t)(J % a.xr) * CB;
+      const T *xj = xs + (size_t)sj * CB;
       tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
     }
     if (a.prof && lane == 0) a.prof[4 * I] = gtime();  // (after the last window x has come)
