@@ -356,20 +356,42 @@ __device__ __forceinline__ void st_async_v(unsigned raddr, float v0, float v1, f
                "r"(__float_as_uint(v1)), "r"(__float_as_uint(v2)), "r"(__float_as_uint(v3)), "r"(rbar)
                : "memory");
 }
-// (block I into block `slot` of the x window, counted on xbar[I])
-template <class T> __device__ __forceinline__ void broadcast(T x, int slot, int I, unsigned xs0, unsigned bar0, unsigned rank, unsigned cs, int lane)
+// The cluster addresses of the x window and barriers of the CTAs this lane sends to, mapped once
+// (mapa is linear in the offset): entry i is rank + 1 + lane / G + i * (32 / G), modulo cs
+template <class T> struct BcastMap {
+  static constexpr int V = 16 / (int)sizeof(T), G = CB / V, N = (CS_MAX * G + 31) / 32;
+  unsigned             xs[N], bar[N];
+  int                  cnt;
+  __device__ BcastMap(unsigned xs0, unsigned bar0, unsigned rank, unsigned cs, int lane) : cnt(0)
+  {
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const unsigned h = (unsigned)(lane / G) + (unsigned)i * (32 / G);
+      unsigned       q = rank + 1 + h;
+      q                = q >= cs ? q - cs : q;
+      if (h < cs) {
+        xs[i]  = cl_map(xs0, q);
+        bar[i] = cl_map(bar0, q);
+        cnt    = i + 1;
+      }
+    }
+  }
+};
+// (block I into block `slot` of the x window, counted on xbar[I]; the next ranks first, as they
+// own the next block rows)
+template <class T> __device__ __forceinline__ void broadcast(T x, int slot, int I, const BcastMap<T> &m, int lane)
 {
-  constexpr int V = 16 / (int)sizeof(T), G = CB / V;  // values per store, stores per CTA
+  constexpr int V = BcastMap<T>::V, G = BcastMap<T>::G;
   const int     g = lane % G;
   T             v[V];
 #pragma unroll
   for (int e = 0; e < V; e++) v[e] = __shfl_sync(~0u, x, g * V + e);
-  const unsigned off = xs0 + (unsigned)((slot * CB + g * V) * sizeof(T)), bo = bar0 + (unsigned)(I * 8);
-  for (unsigned h = (unsigned)(lane / G); h < cs; h += 32 / G) {  // the next ranks first (they own the next block rows)
-    unsigned q = rank + 1 + h;
-    q          = q >= cs ? q - cs : q;
-    if constexpr (V == 2) st_async_v(cl_map(off, q), v[0], v[1], cl_map(bo, q));
-    else st_async_v(cl_map(off, q), v[0], v[1], v[2], v[3], cl_map(bo, q));
+  const unsigned off = (unsigned)((slot * CB + g * V) * sizeof(T)), bo = (unsigned)(I * 8);
+#pragma unroll
+  for (int i = 0; i < BcastMap<T>::N; i++) {
+    if (i >= m.cnt) break;
+    if constexpr (V == 2) st_async_v(m.xs[i] + off, v[0], v[1], m.bar[i] + bo);
+    else st_async_v(m.xs[i] + off, v[0], v[1], v[2], v[3], m.bar[i] + bo);
   }
 }
 
@@ -379,6 +401,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + nb, *rdyB = rdyA + a.ob;
   T                  *xs   = (T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
+  const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
   for (int k = 0;; k++) {
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
@@ -401,7 +424,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, I, I, xs0, bar0, rank, cs, lane);
+    broadcast(xv, I, I, bm, lane);
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
@@ -535,6 +558,7 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U;
   const T            *xs = (const T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
+  const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
   const int           xr = a.xr;
   for (int k = 0, sI = (int)rank;; k++, sI = sI + (int)cs >= xr ? sI + (int)cs - xr : sI + (int)cs) {  // sI = I % xr (cs < xr), no division
     const int I = (int)rank + (int)cs * k;
@@ -563,7 +587,7 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, sI, I, xs0, bar0, rank, cs, lane);
+    broadcast(xv, sI, I, bm, lane);
     ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
