@@ -1092,7 +1092,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   const int    hrs     = hrs_env ? std::min(hrs_env, hrs_fit) : hrs_fit;
-  if (hrs < la + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;  // (an inversion job holds la + 1 tiles in the ring)  // (1 KB: static shared memory and reserve)
+  // an inversion job holds la + 1 tiles in the ring; 1 KB: static shared memory and reserve
+  if (hrs < la + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;
   const size_t smem = std::max(chain_b, hy_helper_bytes<T>(hw, hrs));
   const bool   rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
   const int    var = 2 * trans + rev;
