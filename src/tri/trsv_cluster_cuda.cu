@@ -36,7 +36,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <type_traits>
 #include <vector>
 
@@ -496,10 +495,6 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
 //    read in LL form (NCCL's low-latency words: the value and the call's epoch), published by
 //    the chain's critical warp. A row's chunk partials are added in chunk order by the chunk
 //    that finishes last (a counter; deterministic), which publishes S_I in LL form.
-//  Background chunks (by default for nb <= 256 block rows, fp64 n <= 8192): a row's chunks that end at least LB
-//  tiles left of its last helper tile go to a second table in column order (by last tile), taken
-//  by the helper warps past the first HWU of each CTA, so that the work of later rows whose x has
-//  arrived is done while the chain is still short of helpers' work (the first rows).
 // Each helper warp streams its jobs' tiles through its own ring of tensor copies, one job ahead.
 // Deadlock-free whatever the scheduler does: the chain is the first cluster to run (so
 // resident); a job waits only for x_J that need jobs of smaller tickets (and the chain), and a
@@ -515,10 +510,8 @@ template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
   int        W, CT, E, U, xr, hw, hrs, njobs, maxch;  // window, tiles per chunk, update warps, x window blocks, helper warps per CTA and their ring slots, jobs
   int        la;  // look-ahead: 1: x_I = z_I - P_I x_{I-1}; 2: x_I = z_I - Q_I x_{I-2} - P_I x_{I-1} (the update warps stop at I-3)
-  const int *jobs;                          // (I << 12) | (c << 1) | HY_DIAG: njobs in row order, then nbj "background" chunks by column
-  int        nbj;  // background jobs
-  int        hwu;  // helper warps (of each CTA) that take row-order jobs; the others take background ones
-  unsigned  *ctl;  // [0] job ticket, [1] CTAs done, [2] cluster ticket, [3] background ticket; cnt[nb] at 4, dflag[nb] after it
+  const int *jobs;                          // (I << 12) | (c << 1) | HY_DIAG
+  unsigned  *ctl;  // [0] job ticket, [1] CTAs done, [2] cluster ticket; cnt[nb] at 4, dflag[nb] after it
   R         *xll, *sll;                 // x_I, S_I: LL words [I * CB + r]
   T         *dg, *pg, *qg;              // Dinv_I, P_I, Q_I: column-major 32 x 32, [I * CB * CB + c * CB + r]
   T         *part;                      // chunk partial sums, [(I * maxch + c) * CB + r]
@@ -762,15 +755,7 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   const int           hrs = a.hrs;
   unsigned long long *hb = (unsigned long long *)smem + w * hrs;
   T                  *ring = (T *)(smem + hy_helper_ring<T>(a.hw, hrs)) + (size_t)w * hrs * CB * CB;
-  // the first hwu warps take row-order jobs, the others background chunks (each kind in its table's
-  // order: deadlock-free as hy_take, since a job needed for the chain's next row precedes, in its
-  // own table, every job of that table that waits for a later x)
-  const bool          bgw  = w >= a.hwu && a.nbj > 0;
-  auto                take = [&]() {  // (a background warp takes row-order jobs once the background ones are gone)
-    const int t = bgw ? hy_take(a.ctl + 3, a.nbj, lane) : -1;
-    return t >= 0 ? a.njobs + t : hy_take(a.ctl, a.njobs, lane);
-  };
-  int                 ct   = take(), nt = -2;  // current ticket, next ticket (-2: not taken yet; < 0: none)
+  int                 ct = hy_take(a.ctl, a.njobs, lane), nt = -2;  // current ticket, next ticket (-2: not taken yet, -1: none)
   if (ct < 0) return;
   HyJob    cj = hy_decode(a, ct), nj = cj;
   int      ci = 0, ni = 0;  // tiles issued of the current and of the next job
@@ -783,7 +768,7 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
         J = hy_tile_col(cj, ci++);
       } else {
         if (nt == -2) {
-          nt = take();
+          nt = hy_take(a.ctl, a.njobs, lane);
           if (nt >= 0) nj = hy_decode(a, nt);
         }
         if (nt < 0 || ni >= nj.nt) break;
@@ -837,7 +822,7 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
       hy_publish(a, cj, tile_sum<T, TR>(acc, lane), lane);
     }
     if (nt == -2) {
-      nt = take();
+      nt = hy_take(a.ctl, a.njobs, lane);
       if (nt >= 0) nj = hy_decode(a, nt);
     }
     if (nt < 0) break;
@@ -901,7 +886,6 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
     a.ctl[0] = 0;
     a.ctl[1] = 0;
     a.ctl[2] = 0;
-    a.ctl[3] = 0;
   }
 }
 
@@ -1054,35 +1038,15 @@ template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, 
 // tiles in the order their x arrive, all rows at once, instead of waiting on the chain row by row.
 // Either order is deadlock-free: the chain needs, to form x_m, the inversion of row m and the
 // chunks of row m, whose keys are below any job waiting for x_m.
-// Background chunk (order 0): one whose last tile is at least LB columns left of the row's last
-// helper tile (I - W); these go to a second table in column order (by last tile, then row).
-static bool hy_background(int I, int c, int W, int CT, int E, int LB)
-{
-  int J0, nt;
-  hy_span(I, c, W, CT, E, J0, nt);
-  return c < hy_big(I, W, CT, E) && J0 + nt - 1 <= I - W - LB;
-}
-static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, int LB, std::vector<int> &jobs, int &nrow)
+static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, std::vector<int> &jobs)
 {
   jobs.clear();
   if (order == 0) {
-    std::vector<std::pair<long long, int>> bg;  // (last tile * 2^20 + row, code)
     for (int I = 0; I < nb && I < PD; I++) jobs.push_back((I << 12) | HY_DIAG);
     for (int I = 0; I < nb; I++) {
       if (I + PD < nb) jobs.push_back(((I + PD) << 12) | HY_DIAG);
-      for (int c = 0; c < hy_chunks(I, W, CT, E); c++) {
-        if (hy_background(I, c, W, CT, E, LB)) {
-          int J0, nt;
-          hy_span(I, c, W, CT, E, J0, nt);
-          bg.push_back({((long long)(J0 + nt - 1) << 20) | I, (I << 12) | (c << 1)});
-        } else {
-          jobs.push_back((I << 12) | (c << 1));
-        }
-      }
+      for (int c = 0; c < hy_chunks(I, W, CT, E); c++) jobs.push_back((I << 12) | (c << 1));
     }
-    nrow = (int)jobs.size();
-    std::sort(bg.begin(), bg.end());
-    for (const auto &k : bg) jobs.push_back(k.second);
     return;
   }
   std::vector<std::pair<long long, int>> keyed;  // (key, code): key = (last column + PD) * 2 * 2^20 + kind * 2^20 + row
@@ -1096,15 +1060,8 @@ static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, int L
   }
   std::sort(keyed.begin(), keyed.end());
   for (const auto &k : keyed) jobs.push_back(k.second);
-  nrow = (int)jobs.size();
 }
 
-// the row-order jobs of each job table built (by its key)
-static std::map<long long, int> &hy_rows()
-{
-  static std::map<long long, int> m;
-  return m;
-}
 template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
 {
   using R = typename LLw<T>::raw;
@@ -1122,10 +1079,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 1);
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
-  // background chunks (-2: automatic, -1: none, else LB below): measured on an H100 (bench/trsv/README.md), fp64 n = 8192
-  // LN / UT 55.5 / 50.6 -> 57.4 / 52.5 % of copy, but n = 16384 82.6 / 81.4 -> 81.5 / 78.5 and 32768 92.7 / 93.2 -> 90.9 / 89.2
-  static const int lb_env = env_int("SG_TRSV_HYB_LB", -2, -2, 1 << 20);
-  static const int hwu_env = env_int("SG_TRSV_HYB_HWU", 1, 1, HY_WARPS);
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
   const CUtensorMap *pmap = tile_map<T>(P);
@@ -1197,19 +1150,14 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   // job table: rebuilt and uploaded only when the shape changes
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
-  // background chunks (a second table, column order) need a warp per helper CTA that takes row-order jobs only, and another
-  const int lb = lb_env == -2 ? (nb <= 256 ? 32 : -1) : lb_env;
-  const int hwu = std::min(hwu_env, hw), LB = hwu < hw && order_env == 0 && lb >= 0 ? lb : 1 << 30;
-  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env, (long long)LB}) h = (h ^ (unsigned long long)v) * 1099511628211ull;
+  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env}) h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
-  if (key != ctx->trsv_table_key || !hy_rows().count(key)) {
+  if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    int              nrow = 0;
-    hy_build_jobs(nb, W, CT, E, PD, order_env, LB, jobs, nrow);
+    hy_build_jobs(nb, W, CT, E, PD, order_env, jobs);
     if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
-    hy_rows()[key] = nrow;
   }
-  const int    njobs = hy_rows()[key], nbj = (int)ctx->trsv_table_jobs - njobs;
+  const int    njobs = (int)ctx->trsv_table_jobs;
   const int    maxch = std::max(1, hy_chunks(nb - 1, W, CT, E));
   const size_t tiles = (size_t)nb * CB * CB, wbytes = ((1 + (size_t)la) * tiles + (size_t)nb * maxch * CB) * sizeof(T);
   T           *wk    = (T *)sg_ctx_work(ctx, wbytes, SG_SLOT_TRSV_PART);
@@ -1224,8 +1172,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.hw     = hw;
   a.hrs    = hrs;
   a.njobs  = njobs;
-  a.nbj    = nbj;
-  a.hwu    = hwu;
   a.maxch  = maxch;
   a.jobs   = (const int *)ctx->work[SG_SLOT_TRSV_TABLE];
   a.ctl    = (unsigned *)ctl;
@@ -1253,8 +1199,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     std::vector<unsigned long long> h(nprof);
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d+%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, nbj, smem, h[4 * nb + 1]);
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, smem, h[4 * nb + 1]);
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
