@@ -1068,12 +1068,17 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   *used   = false;
   // tuning knobs, read once: the order range, cluster size, window, tiles per chunk, update warps, chain ring depth
   // Measured on an H100 (bench/trsv/README.md): fp64 gains 5-10 % over the general kernel from n =
-  // 8192 (n = 4096: -3..+5 %). fp32 with op = N loses 2-20 % at n = 16384 / 32768, so it stays off;
-  // fp32 with op = T (look-ahead 2) gains 3-4 % at n = 24576 and 4-6 % at 32768 (16384: +2 %, a loss)
-  static const int minn_env = env_int("SG_TRSV_HYB_MINN", 0, 0, 1 << 30), maxn = env_int("SG_TRSV_HYB_MAXN", 1 << 30, 0, 1 << 30);
-  const int        minn = minn_env ? minn_env : (sizeof(T) == 8 ? 8192 : (P->trans == SG_TRANS ? 24576 : 1 << 30));
+  // 8192 (n = 4096: -3..+5 %). fp32, with chunks of 16 tiles up to 640 block rows (n = 20480) and
+  // look-ahead 1: n = 16384 60.0-60.3 / 61.4 / 59.8-60.1 / 62.0 % of copy against 57.3 / 56.3 / 57.3 /
+  // 56.3 (LN / LT / UN / UT), n = 20480 LN 65.2 against 64.3, UT 68.5 against 63.3; op = T with
+  // look-ahead 2 and chunks of 32 gains 3-6 % at n = 24576 / 32768; op = N stays on the general kernel
+  // from n = 24576 (within 1 % either way there)
+  static const int minn_env = env_int("SG_TRSV_HYB_MINN", 0, 0, 1 << 30), maxn_env = env_int("SG_TRSV_HYB_MAXN", 0, 0, 1 << 30);
+  const bool       f32 = sizeof(T) == 4, tr = P->trans == SG_TRANS;
+  const int        minn = minn_env ? minn_env : (f32 ? 16384 : 8192);
+  const int        maxn = maxn_env ? maxn_env : (f32 && !tr && !minn_env ? 24575 : 1 << 30);
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
-  static const int ct_env = env_int("SG_TRSV_HYB_CT", sizeof(T) == 8 ? 16 : 32, 1, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
+  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 1);
@@ -1083,10 +1088,12 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
   const CUtensorMap *pmap = tile_map<T>(P);
   if (!pmap) return SG_OK;
-  const int cs = cs_env, W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, CT = ct_env, hw = hw_env, PD = pd_env, E = e_env;
+  const int CT = ct_env ? ct_env : (f32 && nb > 640 ? 32 : 16);
+  const int cs = cs_env, W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
   // look-ahead 2 for op = T, whose update warps end a row with a reduce-scatter (measured on an H100,
-  // bench/trsv/README.md: LT / UT n = 8192 -13 %, n = 16384 -3 %; LN / UN within +-2 %)
-  const int la = la_env ? la_env : (P->trans == SG_TRANS ? 2 : 1);
+  // bench/trsv/README.md: fp64 LT / UT n = 8192 -13 %, n = 16384 -3 %; LN / UN within +-2 %), but for
+  // fp32 below n = 24576 (LT / UT n = 16384 61.4 / 62.0 % of copy against 60.3 / 60.9 with look-ahead 2)
+  const int la = la_env ? la_env : (tr && !(f32 && n < 24576) ? 2 : 1);
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   const int optin = sg_cuda_smem_optin();
   const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
