@@ -69,6 +69,7 @@
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <cstdint>
 
@@ -405,11 +406,22 @@ __device__ __forceinline__ void tp_team_reduce(tp_dev_team &tm, T (&a)[Q], const
 }
 
 // ---------------------------------------------------------------- kernels
+// Programmatic dependent launch (the levels of a multi-level solve, tp_cuda_ex::launch): a
+// kernel launched with programmatic stream serialization is scheduled as the blocks of the
+// kernel before it retire, instead of after a full kernel boundary; tp_pdl_wait() (every
+// thread, before reading what an earlier kernel of the solve wrote and before any global write)
+// returns once that kernel has completed and its writes are visible. A no-op for a kernel
+// launched without the attribute (the first of a solve). The kernels do not trigger their
+// dependents early (griddepcontrol.launch_dependents): measured on an H100, early triggers in
+// the small levels or the streaming passes cost 1-3 % at 2^24 / 2^26 (bench/tri/README.md).
+__device__ __forceinline__ void tp_pdl_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 // SOLVE (and FINISH when S.xr is set): one tile of one system per team.
 template <class T, int Q, bool INTER>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
+  tp_pdl_wait();
   const tp_map    mp(INTER, P);
   T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
@@ -500,11 +512,15 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
 #pragma unroll
     for (int k = 0; k < 4; k++) tp_tma_load_3d(buf + k * tile, &M.m[k], (int)(t * tile / R), (int)s, bar);
   };
+  // The user's arrays are read by no earlier kernel's writes: the first tile of a FINISH comes
+  // while the reduced levels are still being solved (programmatic launch)
   if (j == 0) {
     mbar_init(bar);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    if (blockIdx.x < items) issue(blockIdx.x);
+    if (S.user && blockIdx.x < items) issue(blockIdx.x);
   }
+  tp_pdl_wait();
+  if (j == 0 && !S.user && blockIdx.x < items) issue(blockIdx.x);
   __syncthreads();
   unsigned phase = 0;
   for (long long it = blockIdx.x; it < items; it += gridDim.x, phase ^= 1) {
@@ -561,6 +577,7 @@ template <class T, int Q, int PB>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
+  tp_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
   const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
@@ -617,6 +634,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
                                                                  sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
+  tp_pdl_wait();
   const tp_map    mp(INTER, P);
   T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
@@ -656,7 +674,24 @@ template <class T> struct tp_cuda_ex {
   sg_ctx              *ctx;
   sg_report           *rep;
   sg_status            st;
+  int                  launches = 0;  // kernels of this solve so far
   bool ok() const { return st == SG_OK; }
+  // Every kernel of a solve after its first is launched with programmatic stream serialization
+  // (the kernels' tp_pdl_wait): the next level's launch and start-up, and a FINISH pass's first
+  // tiles, overlap the end of the level before it. SG_TRI_PDL=0 turns it off (A/B).
+  template <class... P, class... A> void launch(void (*kern)(P...), unsigned grid, int block, size_t smem, const char *what, const A &...args)
+  {
+    static const bool pdl = [] { const char *e = getenv("SG_TRI_PDL"); return !(e && e[0] == '0'); }();
+    cudaLaunchAttribute at;
+    at.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg                        = {};
+    cfg.gridDim = dim3(grid), cfg.blockDim = dim3((unsigned)block), cfg.dynamicSmemBytes = smem, cfg.stream = sg_stream(ctx);
+    cfg.attrs    = &at;
+    cfg.numAttrs = pdl && launches > 0 ? 1 : 0;
+    launches++;
+    st = sg_cuda_check(cudaLaunchKernelEx(&cfg, kern, args...), rep, what);
+  }
   bool geometry(const tp_plan &p, bool inter, unsigned &grid, int &block, size_t &smem)
   {
     const long long g = p.ntiles * p.groups;
@@ -735,8 +770,7 @@ template <class T> struct tp_cuda_ex {
     st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kern, block, smem), rep, "tpcr stream occupancy");
     if (!ok()) return;
     const long long most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
-    Kern<<<(unsigned)(items < most ? items : most), block, smem, sg_stream(ctx)>>>(args...);
-    st = sg_cuda_check(cudaGetLastError(), rep, what);
+    launch(Kern, (unsigned)(items < most ? items : most), block, smem, what, args...);
   }
   template <bool RED> bool stream(const tp_sys<T> &S, const tp_plan &p, T tol, const tp_out<T> &O)
   {
@@ -776,11 +810,10 @@ template <class T> struct tp_cuda_ex {
     if (stream<false>(S, p, tol, tp_out<T>{})) return;
     if (stream_ilv(S, p, tol)) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
+    const char *what = "launching the tpcr solve kernel";
     if (S.inter) {
-      if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) tp_solve_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
-    } else if (smem_limit<tp_solve_kernel<T, Q, false>>(smem)) tp_solve_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, sg_dreport(ctx));
-    if (!ok()) return;
-    st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr solve kernel");
+      if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) launch(tp_solve_kernel<T, Q, true>, grid, block, smem, what, S, p, tol, sg_dreport(ctx));
+    } else if (smem_limit<tp_solve_kernel<T, Q, false>>(smem)) launch(tp_solve_kernel<T, Q, false>, grid, block, smem, what, S, p, tol, sg_dreport(ctx));
   }
   void reduce(const tp_sys<T> &S, const tp_plan &p, T tol, T *rdl, T *rd, T *rdu, T *rb, long long rss, long long rrs)
   {
@@ -789,11 +822,10 @@ template <class T> struct tp_cuda_ex {
     const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
     if (stream<true>(S, p, tol, O)) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
+    const char *what = "launching the tpcr reduce kernel";
     if (S.inter) {
-      if (smem_limit<tp_reduce_kernel<T, Q, true>>(smem)) tp_reduce_kernel<T, Q, true><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
-    } else if (smem_limit<tp_reduce_kernel<T, Q, false>>(smem)) tp_reduce_kernel<T, Q, false><<<grid, block, smem, sg_stream(ctx)>>>(S, p, tol, O, sg_dreport(ctx));
-    if (!ok()) return;
-    st = sg_cuda_check(cudaGetLastError(), rep, "launching the tpcr reduce kernel");
+      if (smem_limit<tp_reduce_kernel<T, Q, true>>(smem)) launch(tp_reduce_kernel<T, Q, true>, grid, block, smem, what, S, p, tol, O, sg_dreport(ctx));
+    } else if (smem_limit<tp_reduce_kernel<T, Q, false>>(smem)) launch(tp_reduce_kernel<T, Q, false>, grid, block, smem, what, S, p, tol, O, sg_dreport(ctx));
   }
 };
 
