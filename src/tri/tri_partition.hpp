@@ -134,6 +134,11 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
   } else {  // tiles of TP_BLOCK threads, smaller (>= 32 chunks) when that leaves too few blocks
     const long long groups = (nbatch + spb0 - 1) / spb0;
     p.team = TP_BLOCK / spb0;
+    // one long double system: tiles of 128 chunks (1024 rows) instead of 256. Measured on an H100
+    // with the programmatic launches (bench/tri/README.md), % of copy, 2^22 / 2^24 / 2^26: 43.1 /
+    // 51.8 / 53.5 against 42.5 / 50.2 / 53.2-53.5 (64 chunks: 42.3 / 50.3 / 51.9); float loses with
+    // 128 (2^24: 48.4 against 49.1), so it keeps 256 chunks (4096 rows)
+    if (sizeof(T) == 8 && layout == SG_TRI_CONTIGUOUS && nbatch == 1 && m > (1LL << 20)) p.team = TP_BLOCK / 2;
     while (p.team > 32 && (m + (long long)p.team * Q - 1) / ((long long)p.team * Q) * groups < TP_MIN_BLOCKS) p.team /= 2;
     p.spb    = spb0;
     p.ntiles = (m + (long long)p.team * Q - 1) / ((long long)p.team * Q);

@@ -1067,15 +1067,18 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   using R = typename LLw<T>::raw;
   *used   = false;
   // tuning knobs, read once: the order range, cluster size, window, tiles per chunk, update warps, chain ring depth
-  // Measured on an H100 (bench/trsv/README.md): fp64 gains 5-10 % over the general kernel from n =
-  // 8192 (n = 4096: -3..+5 %). fp32, with chunks of 16 tiles up to 640 block rows (n = 20480) and
+  // Measured on an H100 (bench/trsv/README.md): the kernel takes every order above the one-cluster
+  // kernel's (fp64 n > 2048, fp32 n > 4096): against the general kernel, fp64 n = 2560 / 3072 / 4096
+  // LN 59 / 68 / 86 us against 69 / 82 / 105, UT 67 / 77 / 96 against 74 / 88 / 114; fp32 n = 4608 /
+  // 8192 / 12288 LN 82 / 134 / 198 us against 94 / 160 / 235, UT 88 / 141 / 203 against 94 / 161 / 235
+  // (since 2026-11-25; it started at fp64 8192 / fp32 16384 before). fp32, with chunks of 16 tiles up to 640 block rows (n = 20480) and
   // look-ahead 1: n = 16384 60.0-60.3 / 61.4 / 59.8-60.1 / 62.0 % of copy against 57.3 / 56.3 / 57.3 /
   // 56.3 (LN / LT / UN / UT), n = 20480 LN 65.2 against 64.3, UT 68.5 against 63.3; op = T with
   // look-ahead 2 and chunks of 32 gains 3-6 % at n = 24576 / 32768; op = N stays on the general kernel
   // from n = 24576 (within 1 % either way there)
   static const int minn_env = env_int("SG_TRSV_HYB_MINN", 0, 0, 1 << 30), maxn_env = env_int("SG_TRSV_HYB_MAXN", 0, 0, 1 << 30);
   const bool       f32 = sizeof(T) == 4, tr = P->trans == SG_TRANS;
-  const int        minn = minn_env ? minn_env : (f32 ? 16384 : 8192);
+  const int        minn = minn_env ? minn_env : (f32 ? 4097 : 2049);
   const int        maxn = maxn_env ? maxn_env : (f32 && !tr && !minn_env ? 24575 : 1 << 30);
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
