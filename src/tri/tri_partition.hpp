@@ -105,6 +105,7 @@ struct tp_plan {
   long long ntiles;     // tiles per system
   long long groups;     // ceil(nbatch/spb)
   long long mr;         // size of the reduced system when ntiles > 1
+  bool      open = false;  // CUDA: the next kernel of the solve may start early (tp_cuda_ex)
 };
 
 template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatch)

@@ -368,6 +368,7 @@ __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const 
 template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
   T        *dl, *d, *du, *b;
   long long ss, rs;
+  unsigned *tick = nullptr;  // STREAM: REDUCE zeroes it; FINISH takes its items after the first from it
 };
 
 // The team's chunks (nrow rows from g0 of tile t = rows [ts, te) of system s) -> the tile's
@@ -411,10 +412,14 @@ __device__ __forceinline__ void tp_team_reduce(tp_dev_team &tm, T (&a)[Q], const
 // kernel before it retire, instead of after a full kernel boundary; tp_pdl_wait() (every
 // thread, before reading what an earlier kernel of the solve wrote and before any global write)
 // returns once that kernel has completed and its writes are visible. A no-op for a kernel
-// launched without the attribute (the first of a solve). The kernels do not trigger their
-// dependents early (griddepcontrol.launch_dependents): measured on an H100, early triggers in
-// the small levels or the streaming passes cost 1-3 % at 2^24 / 2^26 (bench/tri/README.md).
+// launched without the attribute (the first of a solve). tp_pdl_open() (P.open: the reduced
+// levels of large solves, TP_OPEN_MIN) lets the next kernel's blocks be scheduled at once, so that
+// the level-0 FINISH's blocks are resident and have their first tiles in flight before the reduced
+// system is solved; that FINISH takes its items by ticket, as its blocks on the SMs the reduced
+// levels hold start late. The streaming passes never open early (measured on an H100: it costs
+// 1-3 % at 2^24 / 2^26, bench/tri/README.md).
 __device__ __forceinline__ void tp_pdl_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+__device__ __forceinline__ void tp_pdl_open() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
 
 // SOLVE (and FINISH when S.xr is set): one tile of one system per team.
 template <class T, int Q, bool INTER>
@@ -422,6 +427,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
   tp_pdl_wait();
+  if (P.open) tp_pdl_open();
   const tp_map    mp(INTER, P);
   T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
@@ -499,6 +505,8 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
   T *const        W     = buf + 4 * tile;
   unsigned char  *stage = reinterpret_cast<unsigned char *>(W + 9 * team);
   auto *const     bar   = reinterpret_cast<unsigned long long *>(stage + (team / 32) * tp_stage_bytes<T>());
+  long long *const nxs  = reinterpret_cast<long long *>(bar + 1);  // the next item (dynamic FINISH)
+  const bool       dyn  = !RED && O.tick;
   // item -> (system, tile); FINISH walks the tiles of a system backwards (L2 reuse, as tp_solve_kernel)
   auto where = [&](long long it, long long &s, long long &t) {
     s = it / P.ntiles;
@@ -521,9 +529,13 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
   }
   tp_pdl_wait();
   if (j == 0 && !S.user && blockIdx.x < items) issue(blockIdx.x);
+  if (RED && O.tick && blockIdx.x == 0 && j == 0) *O.tick = 0u;  // for this solve's FINISH
   __syncthreads();
   unsigned phase = 0;
-  for (long long it = blockIdx.x; it < items; it += gridDim.x, phase ^= 1) {
+  // A FINISH whose level before it opened early (P.open of that level: tp_cuda_ex) may find some
+  // of its blocks started late (SMs still held by that level): after its first item, each block
+  // takes the next by ticket, so a late block takes fewer instead of ending last
+  for (long long it = blockIdx.x; it < items; phase ^= 1) {
     long long s, t;
     where(it, s, t);
     const long long ts = t * tile, te = ts + tile < S.m ? ts + tile : S.m, g0 = ts + (long long)j * Q;
@@ -538,9 +550,13 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
       for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
     }
     __syncthreads();  // the buffer is free (generic reads done): fetch the next item now
-    if (j == 0 && it + gridDim.x < items) {
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      issue(it + gridDim.x);
+    if (j == 0) {
+      const long long nx = dyn ? (long long)gridDim.x + (long long)atomicAdd(O.tick, 1u) : it + gridDim.x;
+      if (nx < items) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        issue(nx);
+      }
+      *nxs = nx;
     }
     if (g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
     if constexpr (RED) {
@@ -553,6 +569,8 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
       if (co) tp_warp_store<Q>(S.x, o0, stage, r);
       else if (g0 < te) tp_dev_store<Q, false>(S, s, g0, te, r);
     }
+    if (dyn) __syncthreads();  // thread 0's *nxs
+    it = dyn ? *nxs : it + gridDim.x;
   }
 }
 
@@ -635,6 +653,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
   tp_pdl_wait();
+  if (P.open) tp_pdl_open();
   const tp_map    mp(INTER, P);
   T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
@@ -669,19 +688,36 @@ template <class T> __global__ void tp_fold_kernel(T *x, const T *dl, const T *du
 }
 
 // ---------------------------------------------------------------- executor
+// Solves of at least this many unknowns let their reduced levels open early and take the FINISH
+// items by ticket (tp_cuda_ex::pdl_mode 2). Measured on an H100, one system, % of copy: fp64 2^24 /
+// 2^25 / 2^26 51.7 / 52.8 / 53.4 -> 52.5 / 54.1 / 55.5, fp32 49.0-49.2 / 51.5-51.6 / 52.9-53.0 -> 49.6 /
+// 52.7 / 54.8, 2^22-2^23 within +-1; but fp32 2^20 / 2^21 23.4 / 30.6-31.1 -> 20.2-21.2 / 27.6-27.8 (the
+// early FINISH blocks' first tiles, the whole input there, compete with the reduced solve)
+// (SG_TRI_OPEN_MIN overrides it: the GPU tests run the dynamic FINISH on small systems.)
+constexpr long long TP_OPEN_MIN = 1LL << 23;
 template <class T> struct tp_cuda_ex {
   static constexpr int Q = tp_q<T>();
   sg_ctx              *ctx;
   sg_report           *rep;
   sg_status            st;
   int                  launches = 0;  // kernels of this solve so far
+  unsigned            *tick     = nullptr;  // a device counter of the workspace (dynamic FINISH items)
+  bool                 armed    = false;    // the level-0 REDUCE zeroes tick
+  bool                 big      = false;    // >= TP_OPEN_MIN unknowns: the levels open early
   bool ok() const { return st == SG_OK; }
+  // SG_TRI_PDL: 0 no programmatic launches; 1 programmatic launches only; 2 (default) also the
+  // reduced levels open early and the level-0 FINISH takes its items by ticket (bench/tri/README.md)
+  static int pdl_mode()
+  {
+    static const int m = [] { const char *e = getenv("SG_TRI_PDL"); return e && e[0] >= '0' && e[0] <= '2' ? e[0] - '0' : 2; }();
+    return m;
+  }
   // Every kernel of a solve after its first is launched with programmatic stream serialization
   // (the kernels' tp_pdl_wait): the next level's launch and start-up, and a FINISH pass's first
   // tiles, overlap the end of the level before it. SG_TRI_PDL=0 turns it off (A/B).
   template <class... P, class... A> void launch(void (*kern)(P...), unsigned grid, int block, size_t smem, const char *what, const A &...args)
   {
-    static const bool pdl = [] { const char *e = getenv("SG_TRI_PDL"); return !(e && e[0] == '0'); }();
+    const bool pdl = pdl_mode() > 0;
     cudaLaunchAttribute at;
     at.id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
     at.val.programmaticStreamSerializationAllowed = 1;
@@ -803,11 +839,15 @@ template <class T> struct tp_cuda_ex {
       return true;
     }
   }
-  void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
+  void solve(const tp_sys<T> &S, const tp_plan &p0, T tol)
   {
     unsigned grid; int block; size_t smem;
     if (!ok()) return;
-    if (stream<false>(S, p, tol, tp_out<T>{})) return;
+    tp_plan   p = p0;
+    tp_out<T> O{};
+    p.open = big && !S.user && pdl_mode() == 2;  // a reduced level: the next kernel may start early
+    if (S.user && S.xr && armed) O.tick = tick;    // the level-0 FINISH (its REDUCE zeroed tick)
+    if (stream<false>(S, p, tol, O)) return;
     if (stream_ilv(S, p, tol)) return;
     if (!geometry(p, S.inter, grid, block, smem)) return;
     const char *what = "launching the tpcr solve kernel";
@@ -815,12 +855,18 @@ template <class T> struct tp_cuda_ex {
       if (smem_limit<tp_solve_kernel<T, Q, true>>(smem)) launch(tp_solve_kernel<T, Q, true>, grid, block, smem, what, S, p, tol, sg_dreport(ctx));
     } else if (smem_limit<tp_solve_kernel<T, Q, false>>(smem)) launch(tp_solve_kernel<T, Q, false>, grid, block, smem, what, S, p, tol, sg_dreport(ctx));
   }
-  void reduce(const tp_sys<T> &S, const tp_plan &p, T tol, T *rdl, T *rd, T *rdu, T *rb, long long rss, long long rrs)
+  void reduce(const tp_sys<T> &S, const tp_plan &p0, T tol, T *rdl, T *rd, T *rdu, T *rb, long long rss, long long rrs)
   {
     unsigned grid; int block; size_t smem;
     if (!ok()) return;
-    const tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
-    if (stream<true>(S, p, tol, O)) return;
+    tp_plan   p = p0;
+    tp_out<T> O{rdl, rd, rdu, rb, rss, rrs};
+    p.open = big && !S.user && pdl_mode() == 2;
+    if (big && S.user && tick && pdl_mode() == 2) O.tick = tick;
+    if (stream<true>(S, p, tol, O)) {
+      armed = armed || O.tick;
+      return;
+    }
     if (!geometry(p, S.inter, grid, block, smem)) return;
     const char *what = "launching the tpcr reduce kernel";
     if (S.inter) {
@@ -843,10 +889,14 @@ template <class T> sg_status tp_cuda_run(sg_ctx *ctx, const tp_sys<T> &S, double
 {
   const T   tol = pivtol > 0 ? (T)pivtol : sg_default_pivtol<T>();
   sg_status st;
-  T        *work = tp_workspace<T>(ctx, tp_solve_work<T>(S.inter ? SG_TRI_INTERLEAVED : SG_TRI_CONTIGUOUS, S.m, S.nbatch), rep, st);
+  const long long words = tp_solve_work<T>(S.inter ? SG_TRI_INTERLEAVED : SG_TRI_CONTIGUOUS, S.m, S.nbatch);
+  T              *work  = tp_workspace<T>(ctx, words + 8 / (long long)sizeof(T), rep, st);  // + the FINISH ticket counter
   if (st != SG_OK) return st;
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   tp_cuda_ex<T> ex{ctx, rep, SG_OK};
+  ex.tick = reinterpret_cast<unsigned *>(work + words);
+  static const long long open_min = [] { const char *e = getenv("SG_TRI_OPEN_MIN"); return e ? atoll(e) : TP_OPEN_MIN; }();  // tests: lower
+  ex.big = S.m * S.nbatch >= open_min;
   tp_solve_levels(ex, S, tol, work);
   if (!ex.ok()) return ex.st;
   return sg_dev_report_fetch(ctx, rep);

@@ -77,6 +77,16 @@ template <class T> static void sweep(bool quick)
       Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, 1, m, 0, seed++);
       run_batch(B, SG_TRI_TPCR, false, "random");
     }
+  // the multi-level streaming passes on batches of long systems with 128-byte rows (one and
+  // three systems, packed and padded, in place): with SG_TRI_OPEN_MIN=1 (ctest ".open") the
+  // reduced levels open early and the FINISH takes its tiles by ticket (also in --quick, for
+  // the sanitizer runs)
+  for (long long nb : {1ll, 3ll})
+    for (long long pad : {0ll, 32ll}) {
+      Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, 16416, nb, 16416 + pad, 0, seed++);
+      run_batch(B, SG_TRI_TPCR, false, "random");
+      if (pad) run_batch(B, SG_TRI_TPCR, true, "random");
+    }
 }
 
 // Solve B (copies: B is untouched) with alg on the host (dev = 0) or the GPU (dev = 1).
