@@ -492,7 +492,9 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
     tp_unpack(*reinterpret_cast<const V *>(bp + (off ^ (((off >> 7) & 7) << 4))), v + k * W);
   }
 }
-template <class T, int Q, bool RED>
+// DYN (FINISH of a large solve only, with O.tick): items after the first by ticket (below); a
+// separate instantiation, so that the single-tile batches' SOLVE keeps its code
+template <class T, int Q, bool RED, bool DYN = false>
 __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                  const __grid_constant__ tp_maps M, const tp_out<T> O)
 {
@@ -505,8 +507,8 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
   T *const        W     = buf + 4 * tile;
   unsigned char  *stage = reinterpret_cast<unsigned char *>(W + 9 * team);
   auto *const     bar   = reinterpret_cast<unsigned long long *>(stage + (team / 32) * tp_stage_bytes<T>());
-  long long *const nxs  = reinterpret_cast<long long *>(bar + 1);  // the next item (dynamic FINISH)
-  const bool       dyn  = !RED && O.tick;
+  long long *const nxs  = reinterpret_cast<long long *>(bar + 1);  // the next item (DYN)
+  static_assert(!(RED && DYN), "tickets are for the FINISH");
   // item -> (system, tile); FINISH walks the tiles of a system backwards (L2 reuse, as tp_solve_kernel)
   auto where = [&](long long it, long long &s, long long &t) {
     s = it / P.ntiles;
@@ -551,12 +553,13 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
     }
     __syncthreads();  // the buffer is free (generic reads done): fetch the next item now
     if (j == 0) {
-      const long long nx = dyn ? (long long)gridDim.x + (long long)atomicAdd(O.tick, 1u) : it + gridDim.x;
+      long long nx = it + gridDim.x;
+      if constexpr (DYN) nx = (long long)gridDim.x + (long long)atomicAdd(O.tick, 1u);
       if (nx < items) {
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         issue(nx);
       }
-      *nxs = nx;
+      if constexpr (DYN) *nxs = nx;
     }
     if (g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
     if constexpr (RED) {
@@ -569,8 +572,10 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
       if (co) tp_warp_store<Q>(S.x, o0, stage, r);
       else if (g0 < te) tp_dev_store<Q, false>(S, s, g0, te, r);
     }
-    if (dyn) __syncthreads();  // thread 0's *nxs
-    it = dyn ? *nxs : it + gridDim.x;
+    if constexpr (DYN) {
+      __syncthreads();  // thread 0's *nxs
+      it = *nxs;
+    } else it += gridDim.x;
   }
 }
 
@@ -813,8 +818,13 @@ template <class T> struct tp_cuda_ex {
     const size_t smem = stream_smem(S, p);
     tp_maps      M;
     if (!smem || !stream_maps(S, p, M)) return false;
-    launch_persistent<tp_stream_kernel<T, Q, RED>>(S.nbatch * p.ntiles, p.team, smem, "launching the tpcr stream kernel", S, p, tol, sg_dreport(ctx), M,
-                                                   O);
+    const char *what = "launching the tpcr stream kernel";
+    if constexpr (!RED)
+      if (O.tick) {
+        launch_persistent<tp_stream_kernel<T, Q, false, true>>(S.nbatch * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+        return true;
+      }
+    launch_persistent<tp_stream_kernel<T, Q, RED>>(S.nbatch * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
     return true;
   }
   // Interleaved STREAM (tp_stream_ilv_kernel) applies to single-tile SOLVE plans of double
