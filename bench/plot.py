@@ -139,7 +139,7 @@ def main():
 
 # ---------------------------------------------------------------- bench_trsv (family "trsv")
 TRSV_STYLE = {"LN": "-", "LT": "--", "UN": "-.", "UT": ":"}
-TRSV_COLOR = {"ours": "tab:red", "cublas:trsv": "tab:blue", "cublas:trsm": "tab:green",
+TRSV_COLOR = {"ours": "tab:red", "ours:sg_trsv_plan_solve": "tab:orange", "cublas:trsv": "tab:blue", "cublas:trsm": "tab:green",
               "cublas:trsmBatched": "tab:blue",
               # read-only references of the batched family (kind "read", dotted): no solve
               "read:triangle-sweep": "black", "read:rowsum": "tab:olive", "read:square-sweep": "silver"}

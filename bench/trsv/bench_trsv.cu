@@ -84,6 +84,7 @@ struct Rec {
   double us = NAN, us_min = NAN, us_max = NAN, gbps = NAN, pct = NAN;
   double spd_trsv = NAN, spd_trsm = NAN, spd_batched = NAN;
   double rel = NAN, bwd = NAN;
+  double plan_us = NAN;  // ours-plan: sg_trsv_plan_create per matrix (the analysis, one solve's cost)
   long long nonfinite = -1;
   bool pass = false;
 };
@@ -685,6 +686,48 @@ template <class T> void run_dense(const char *family, long long n, long long k, 
       }
       recs.push_back(r);
     }
+    // --- ours with a plan per matrix copy (sg_trsv_plan_create: pivots checked and, where the
+    // cluster + helpers kernel runs, the diagonal blocks inverted once), then the plan's solves
+    if (one) {
+      Rec r = base;
+      r.kind = "ours-plan", r.solver = "ours:sg_trsv_plan_solve";
+      sg_report rep;
+      memset(&rep, 0, sizeof rep);
+      std::vector<sg_trsv_plan> plans((size_t)copies, nullptr);
+      std::string e;
+      cudaEvent_t c0 = g_ev0, c1 = g_ev1;
+      if (!CK(cudaEventRecord(c0, g_stream))) e = "event record failed";
+      for (long long c = 0; c < copies && e.empty(); c++) {
+        sg_trsv_problem P;
+        memset(&P, 0, sizeof P);
+        P.prec = prec_of<T>(), P.uplo = V.uplo, P.trans = V.trans, P.diag = SG_NONUNIT, P.n = n, P.nrhs = 1;
+        P.A = A + c * astride, P.lda = lda;
+        e = sg_err(sg_trsv_plan_create(g_ctx, &P, 0.0, &plans[(size_t)c], &rep), rep);
+      }
+      float ms = 0;
+      if (e.empty() && (!CK(cudaEventRecord(c1, g_stream)) || !CK(cudaEventSynchronize(c1)) || !CK(cudaEventElapsedTime(&ms, c0, c1)))) e = "event timing failed";
+      if (e.empty()) r.plan_us = 1e3 * ms / (double)copies;
+      auto planned = [&](long long c, const T *b, T *x) { return sg_err(sg_trsv_plan_solve(g_ctx, plans[(size_t)c], 1, b, n, x, n, &rep), rep); };
+      if (e.empty() && !CK(cudaMemsetAsync(dXv.p, 0xFF, slot_b, g_stream))) e = "poison failed";
+      if (e.empty()) e = planned(0, B, dXv.as<T>());
+      if (e.empty() && !CK(cudaStreamSynchronize(g_stream))) e = "CUDA error after the solve";
+      if (!e.empty()) {
+        r.status = "error", r.note = e;
+        probe_device();
+      } else {
+        Check c = check_single<T>(V.uplo, V.trans, n, A, lda, dXv.as<T>(), n, B, n, k, dy.as<double>(), day.as<double>());
+        double rel = have_ref && to_host(hx, dXv.as<T>(), slot) ? rel_diff(hx, href, seg_off, seg_len) : NAN;
+        set_check(r, c, rel, W);
+        if (!have_ref) r.note = NO_REF;
+        Timed t = timed_deferred([&] { return time_calls(no_restore, [&](long long i) { return planned(i % copies, B + (i % nx) * slot, X + (i % nx) * slot); }); });
+        set_time(r, t);
+        r.note += fmt("%splan create %.1f us per matrix", r.note.empty() ? "" : "; ", r.plan_us);
+        for (const Rec &c2 : recs)
+          if (std::isfinite(c2.us) && std::isfinite(r.us) && c2.kind == "cublas") (c2.solver == "cublas:trsv" ? r.spd_trsv : r.spd_trsm) = c2.us / r.us;
+      }
+      for (sg_trsv_plan &pl : plans) sg_trsv_plan_destroy(&pl);
+      recs.push_back(r);
+    }
     for (Rec &r : recs) {
       if (!mem_note.empty()) r.note += (r.note.empty() ? "" : "; ") + mem_note;
       finish_rec(r);
@@ -1016,13 +1059,13 @@ void save_json()
             "\"copies\": %lld, \"slots\": %lld, \"touched_mb\": %s, \"calls\": %lld, \"reps\": %d, \"us\": %s, \"us_min\": %s, "
             "\"us_max\": %s, \"gbps\": %s, \"pct_copy\": %s, \"speedup_vs_cublas_trsv\": %s, \"speedup_vs_cublas_trsm\": %s, "
             "\"speedup_vs_cublas_trsm_batched\": %s, \"rel_diff_vs_cublas\": %s, \"bwd_err\": %s, \"nonfinite\": %lld, "
-            "\"pass\": %s, \"status\": %s, \"note\": %s}%s\n",
+            "\"plan_create_us\": %s, \"pass\": %s, \"status\": %s, \"note\": %s}%s\n",
             jstr(r.family).c_str(), jstr(r.prec).c_str(), jstr(r.variant).c_str(), jstr(r.variant.size() == 2 ? (r.variant[0] == 'L' ? "lower" : "upper") : "").c_str(),
             jstr(r.variant.size() == 2 ? r.variant.substr(1) : "").c_str(), jstr(r.kind).c_str(), jstr(r.solver).c_str(), r.n, r.nrhs, r.nbatch, r.lda,
             r.matrix_bytes, r.floor_bytes, r.copies, r.slots, jnum(r.touched_mb).c_str(), r.calls, r.reps, jnum(r.us).c_str(),
             jnum(r.us_min).c_str(), jnum(r.us_max).c_str(), jnum(r.gbps).c_str(), jnum(r.pct).c_str(), jnum(r.spd_trsv).c_str(),
             jnum(r.spd_trsm).c_str(), jnum(r.spd_batched).c_str(), jnum(r.rel).c_str(), jnum(r.bwd).c_str(), r.nonfinite,
-            r.pass ? "true" : "false", jstr(r.status).c_str(), jstr(r.note).c_str(), i + 1 < g_recs.size() ? "," : "");
+            jnum(r.plan_us).c_str(), r.pass ? "true" : "false", jstr(r.status).c_str(), jstr(r.note).c_str(), i + 1 < g_recs.size() ? "," : "");
   }
   fprintf(f, " ],\n \"failures\": [");
   for (size_t i = 0; i < g_fails.size(); i++) fprintf(f, "%s%s", i ? ", " : "", jstr(g_fails[i]).c_str());
@@ -1075,6 +1118,18 @@ void print_summary()
           const Rec *o = find("single", p, VARS[v].name, n, 1, "ours:sg_trsv_cuda");
           const Rec *c = find("single", p, VARS[v].name, n, 1, "cublas:trsv");
           std::string s = cell(o, c, o ? o->spd_trsv : NAN, 0) + (o && std::isfinite(o->spd_trsm) ? fmt(" [%.2fx]", o->spd_trsm) : "");
+          printf(" | %-25s", s.c_str());
+        }
+        printf("\n");
+      }
+    header("single trsv with a plan (sg_trsv_plan_solve; create once per matrix, its time in brackets): ours/cublas-trsv %, speedup vs trsv", O.vars);
+    for (auto &p : precs)
+      for (long long n : O.ns) {
+        printf("%-4s %-7lld", p.c_str(), n);
+        for (int v : O.vars) {
+          const Rec *o = find("single", p, VARS[v].name, n, 1, "ours:sg_trsv_plan_solve");
+          const Rec *c = find("single", p, VARS[v].name, n, 1, "cublas:trsv");
+          std::string s = cell(o, c, o ? o->spd_trsv : NAN, 0) + (o && std::isfinite(o->plan_us) ? fmt(" [%.0fus]", o->plan_us) : "");
           printf(" | %-25s", s.c_str());
         }
         printf("\n");

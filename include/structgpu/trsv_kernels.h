@@ -54,6 +54,30 @@ sg_status sg_trsv_host(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_
 sg_status sg_trsv_cuda(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep);
 sg_status sg_trsv(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep);
 
+/* ---- Plans: repeated solves with one unchanged triangular matrix ----
+   sg_trsv_plan_create analyses op(A) once, like the analysis phase of cuSPARSE SpSV: it
+   checks every pivot and, on the GPU where the cluster + helpers kernel runs (one right-hand
+   side, double n > 2048, float n > 4096), inverts the 32 x 32 diagonal blocks and forms the
+   products the solve's chain needs, in device memory owned by the plan (about (1 + la) * 32 * n
+   words, la = 1 for op = A, 2 for op = A^T). sg_trsv_plan_solve then solves op(A) X = B without
+   redoing that work; elsewhere (smaller n, several right-hand sides, the host) it solves as
+   sg_trsv() does. Only prec, uplo, trans, diag, n, A and lda of P are used (B, X, nrhs, ldb,
+   ldx are ignored and may be NULL / 0). A must stay allocated and unchanged while the plan
+   lives: after changing A's values, destroy the plan and create a new one.
+   create: breakdown of the matrix (a zero, tiny or non-finite pivot, or Inf/NaN elsewhere in the
+   triangle) is reported as sg_trsv() would report it for a zero right-hand side, and no plan is
+   made (*plan = NULL). A CUDA context with deferred checks (sg_ctx_set_deferred) is first
+   checked as by sg_ctx_check(), whose breakdown, if any, is returned. create is one solve's cost.
+   solve: nrhs 1..SG_TRSV_MAX_NRHS right-hand sides B (ldb) into X (ldx), X may alias B exactly;
+   the context must have the plan's backend; a non-finite solution entry gives SG_ERR_NONFINITE
+   (the pivots were checked by create). destroy: frees the plan and sets *plan = NULL (NULL is fine). */
+typedef struct sg_trsv_plan_s *sg_trsv_plan;
+sg_status sg_trsv_plan_create_host(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_trsv_plan *plan, sg_report *rep);
+sg_status sg_trsv_plan_create_cuda(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_trsv_plan *plan, sg_report *rep);
+sg_status sg_trsv_plan_create(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_trsv_plan *plan, sg_report *rep);
+sg_status sg_trsv_plan_solve(sg_ctx *ctx, sg_trsv_plan plan, long long nrhs, const void *B, long long ldb, void *X, long long ldx, sg_report *rep);
+void      sg_trsv_plan_destroy(sg_trsv_plan *plan);
+
 /* Many independent small triangular systems, solved in place (X holds B on entry), in one
    launch. Pointer arrays and the optional per-system arrays live in the backend's memory
    (device memory for CUDA), like cuBLAS trsmBatched. */

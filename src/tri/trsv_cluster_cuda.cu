@@ -517,6 +517,7 @@ template <class T> struct HyArgs : ClArgs<T> {
   T         *part;                      // chunk partial sums, [(I * maxch + c) * CB + r]
   unsigned   epoch;
   bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
+  bool       pre;     // Dinv_I, P_I (Q_I) are already in dg, pg (qg): no inversion jobs, no flags to wait for
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
@@ -617,7 +618,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     }
     const int row  = I * CB + lane;
     const T   bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
-    if (lane == 0)
+    if (lane == 0 && !a.pre)
       while (ld_acquire(a.dflag() + I) != a.epoch) __nanosleep(64);  // Dinv_I, P_I (and Q_I) published
     __syncwarp();
     const T *dgi = a.dg + (size_t)I * CB * CB, *pgi = a.pg + (size_t)I * CB * CB, *qgi = a.qg + (size_t)I * CB * CB;
@@ -1038,20 +1039,20 @@ template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, 
 // tiles in the order their x arrive, all rows at once, instead of waiting on the chain row by row.
 // Either order is deadlock-free: the chain needs, to form x_m, the inversion of row m and the
 // chunks of row m, whose keys are below any job waiting for x_m.
-static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, std::vector<int> &jobs)
+static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, bool pre, std::vector<int> &jobs)
 {
   jobs.clear();
   if (order == 0) {
-    for (int I = 0; I < nb && I < PD; I++) jobs.push_back((I << 12) | HY_DIAG);
+    for (int I = 0; I < nb && I < PD && !pre; I++) jobs.push_back((I << 12) | HY_DIAG);
     for (int I = 0; I < nb; I++) {
-      if (I + PD < nb) jobs.push_back(((I + PD) << 12) | HY_DIAG);
+      if (I + PD < nb && !pre) jobs.push_back(((I + PD) << 12) | HY_DIAG);
       for (int c = 0; c < hy_chunks(I, W, CT, E); c++) jobs.push_back((I << 12) | (c << 1));
     }
     return;
   }
   std::vector<std::pair<long long, int>> keyed;  // (key, code): key = (last column + PD) * 2 * 2^20 + kind * 2^20 + row
   for (int I = 0; I < nb; I++) {
-    keyed.push_back({((long long)I * 2) << 20 | I, (I << 12) | HY_DIAG});
+    if (!pre) keyed.push_back({((long long)I * 2) << 20 | I, (I << 12) | HY_DIAG});
     for (int c = 0; c < hy_chunks(I, W, CT, E); c++) {
       int J0, nt;
       hy_span(I, c, W, CT, E, J0, nt);
@@ -1062,7 +1063,7 @@ static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, std::
   for (const auto &k : keyed) jobs.push_back(k.second);
 }
 
-template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
+template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, sg_trsv_plan_s *hp)
 {
   using R = typename LLw<T>::raw;
   *used   = false;
@@ -1096,7 +1097,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // look-ahead 2 for op = T, whose update warps end a row with a reduce-scatter (measured on an H100,
   // bench/trsv/README.md: fp64 LT / UT n = 8192 -13 %, n = 16384 -3 %; LN / UN within +-2 %), but for
   // fp32 below n = 24576 (LT / UT n = 16384 61.4 / 62.0 % of copy against 60.3 / 60.9 with look-ahead 2)
-  const int la = la_env ? la_env : (tr && !(f32 && n < 24576) ? 2 : 1);
+  const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576) ? 2 : 1);
+  const bool pre = hp && hp->filled;
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   const int optin = sg_cuda_smem_optin();
   const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
@@ -1160,18 +1162,35 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   // job table: rebuilt and uploaded only when the shape changes
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
-  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env}) h = (h ^ (unsigned long long)v) * 1099511628211ull;
+  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env, (long long)pre}) h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    hy_build_jobs(nb, W, CT, E, PD, order_env, jobs);
+    hy_build_jobs(nb, W, CT, E, PD, order_env, pre, jobs);
     if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
   const int    maxch = std::max(1, hy_chunks(nb - 1, W, CT, E));
-  const size_t tiles = (size_t)nb * CB * CB, wbytes = ((1 + (size_t)la) * tiles + (size_t)nb * maxch * CB) * sizeof(T);
-  T           *wk    = (T *)sg_ctx_work(ctx, wbytes, SG_SLOT_TRSV_PART);
+  const size_t tiles = (size_t)nb * CB * CB, ibytes = (1 + (size_t)la) * tiles * sizeof(T);
+  const size_t wbytes = (hp ? 0 : ibytes) + (size_t)nb * maxch * CB * sizeof(T);
+  if (hp && !hp->filled) {  // the plan's storage for the inverted blocks
+    if (hp->inv && hp->inv_bytes < ibytes) {
+      (void)cudaFree(hp->inv);
+      hp->inv       = nullptr;
+      hp->inv_bytes = 0;
+    }
+    if (!hp->inv) {
+      if (cudaMalloc(&hp->inv, ibytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        hp->inv = nullptr;
+        return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the plan's inverted diagonal blocks", ibytes);
+      }
+      hp->inv_bytes = ibytes;
+    }
+  }
+  T *wk = (T *)sg_ctx_work(ctx, wbytes, SG_SLOT_TRSV_PART);
   if (!wk) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the inverted diagonal blocks", wbytes);
+  T *inv = hp ? (T *)hp->inv : wk;
   HyArgs<T> a;
   cl_args_fill(a, ctx, P, pivtol, nb, 0, rs);
   a.W      = W;
@@ -1187,10 +1206,11 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.ctl    = (unsigned *)ctl;
   a.xll    = (R *)(ctl + off_x);
   a.sll    = (R *)(ctl + off_s);
-  a.dg     = wk;
-  a.pg     = wk + tiles;
-  a.qg     = la == 2 ? wk + 2 * tiles : nullptr;
-  a.part   = wk + (1 + (size_t)la) * tiles;
+  a.dg     = inv;
+  a.pg     = inv + tiles;
+  a.qg     = la == 2 ? inv + 2 * tiles : nullptr;
+  a.part   = hp ? wk : wk + (1 + (size_t)la) * tiles;
+  a.pre    = pre;
   a.epoch  = ctx->trsv_hyb_epoch;
   a.hfence = fence_env;
   a.la     = la;
@@ -1203,7 +1223,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   ClLaunch l(cs, HY_WARPS, smem, sg_stream(ctx));
-  l.cfg.gridDim = dim3((unsigned)(cs * nclu));
+  l.cfg.gridDim = dim3((unsigned)(cs * (njobs ? nclu : 1)));  // no helper job: the chain's cluster alone
   if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, *pmap), rep, "trsv cluster + helpers launch")) != SG_OK) return st;
   if (a.prof) {
     std::vector<unsigned long long> h(nprof);
@@ -1220,10 +1240,14 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     ctx->trsv_table_key = -1;
     (void)cudaMemsetAsync(ctl, 0, off_x, sg_stream(ctx));
   }
+  if (hp && !hp->filled && st == SG_OK) {  // every pivot checked, every block inverted
+    hp->la     = la;
+    hp->filled = 1;
+  }
   return st;
 }
 
-template sg_status trsv_hybrid_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
-template sg_status trsv_hybrid_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
+template sg_status trsv_hybrid_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, sg_trsv_plan_s *);
+template sg_status trsv_hybrid_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, sg_trsv_plan_s *);
 
 } // namespace sgtrsv

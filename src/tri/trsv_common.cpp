@@ -126,6 +126,24 @@ sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *
   return check_dev_ptrs(backend, 3, ptrs, names, rep);
 }
 
+sg_status sg_trsv_plan_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_trsv_plan *plan, sg_report *rep)
+{
+  sg_report_clear(rep, SG_TRI_AUTO);
+  if (!plan) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_trsv_plan_create_%s: the plan pointer is NULL", twin_name(backend));
+  *plan        = nullptr;
+  sg_status st = check_ctx(ctx, backend, "sg_trsv_plan_create", rep);
+  if (st != SG_OK) return st;
+  if (!P) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the problem descriptor is NULL");
+  if ((st = check_enums(P->prec, P->uplo, P->trans, P->diag, rep)) != SG_OK) return st;
+  if (P->n < 1 || P->n > SG_TRSV_MAX_N)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "order n = %lld, must be in 1..%lld", P->n, (long long)SG_TRSV_MAX_N);
+  if ((st = check_ld("lda", P->lda, P->n, P->n, rep)) != SG_OK) return st;
+  if (!P->A) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (A)");
+  const void *ptrs[1]  = {P->A};
+  const char *names[1] = {"A"};
+  return check_dev_ptrs(backend, 1, ptrs, names, rep);
+}
+
 sg_status sg_trsv_batch_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_batch *B, sg_report *rep)
 {
   sg_report_clear(rep, SG_TRI_AUTO);
@@ -211,6 +229,38 @@ sg_status sg_trsv_report_fail(sg_report *rep, int cls, long long system, long lo
 extern "C" sg_status sg_trsv(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep)
 {
   return sg_ctx_backend(ctx) == SG_BACKEND_CUDA ? sg_trsv_cuda(ctx, P, pivtol, rep) : sg_trsv_host(ctx, P, pivtol, rep);
+}
+
+extern "C" sg_status sg_trsv_plan_create(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_trsv_plan *plan, sg_report *rep)
+{
+  return sg_ctx_backend(ctx) == SG_BACKEND_CUDA ? sg_trsv_plan_create_cuda(ctx, P, pivtol, plan, rep) : sg_trsv_plan_create_host(ctx, P, pivtol, plan, rep);
+}
+
+extern "C" sg_status sg_trsv_plan_solve(sg_ctx *ctx, sg_trsv_plan plan, long long nrhs, const void *B, long long ldb, void *X, long long ldx, sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_report_clear(rep, SG_TRI_AUTO);
+  if (!plan) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_trsv_plan_solve: the plan is NULL (sg_trsv_plan_create makes one)");
+  if (!ctx) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_trsv_plan_solve: the context is NULL");
+  if (ctx->backend != plan->backend)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_trsv_plan_solve: the plan was made for the %s backend, the context is %s", twin_name(plan->backend),
+                         twin_name(ctx->backend));
+  sg_trsv_problem P = plan->P;
+  P.nrhs            = nrhs;
+  P.B               = B;
+  P.ldb             = ldb;
+  P.X               = X;
+  P.ldx             = ldx;
+  return plan->backend == SG_BACKEND_CUDA ? sg_trsv_plan_solve_cuda(ctx, plan, &P, rep) : sg_trsv_host(ctx, &P, plan->pivtol, rep);
+}
+
+extern "C" void sg_trsv_plan_destroy(sg_trsv_plan *plan)
+{
+  if (!plan || !*plan) return;
+  if ((*plan)->backend == SG_BACKEND_CUDA) sg_trsv_plan_free_cuda(*plan);
+  delete *plan;
+  *plan = nullptr;
 }
 
 extern "C" sg_status sg_trsv_batch_solve(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)

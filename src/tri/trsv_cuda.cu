@@ -953,11 +953,12 @@ sg_status trsv_upload_jobs(sg_ctx *ctx, long long key, const std::vector<int> &j
   sg_status st;
   // the pinned staging buffer may still feed an earlier upload: wait before reusing it
   if ((st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
-  int *djobs = (int *)sg_ctx_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
-  int *hjobs = (int *)sg_ctx_host_work(ctx, jobs.size() * sizeof(int), SG_SLOT_TRSV_TABLE);
+  const size_t bytes = std::max<size_t>(1, jobs.size()) * sizeof(int);  // (a table may be empty)
+  int         *djobs = (int *)sg_ctx_work(ctx, bytes, SG_SLOT_TRSV_TABLE);
+  int         *hjobs = (int *)sg_ctx_host_work(ctx, bytes, SG_SLOT_TRSV_TABLE);
   if (!djobs || !hjobs) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate the trsv job table (%zu jobs)", jobs.size());
   std::copy(jobs.begin(), jobs.end(), hjobs);
-  if ((st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
+  if (!jobs.empty() && (st = sg_cuda_check(cudaMemcpyAsync(djobs, hjobs, jobs.size() * sizeof(int), cudaMemcpyHostToDevice, sg_stream(ctx)), rep, "trsv job table")) != SG_OK) return st;
   ctx->trsv_table_key  = key;
   ctx->trsv_table_jobs = (long long)jobs.size();
   return SG_OK;
@@ -969,5 +970,69 @@ extern "C" sg_status sg_trsv_cuda(sg_ctx *ctx, const sg_trsv_problem *P, double 
   sg_status st = sg_trsv_begin(ctx, SG_BACKEND_CUDA, P, rep);
   if (st != SG_OK) return st;
   return P->prec == SG_REAL64 ? dispatch_one<double>(ctx, P, pivtol, rep) : dispatch_one<float>(ctx, P, pivtol, rep);
+}
+
+namespace {
+// A plan's solve: where the plan holds the inverted blocks (one right-hand side), the cluster +
+// helpers kernel without inversion jobs; otherwise the ordinary dispatch. With fill, the first
+// case computes the blocks into the plan.
+template <class T> sg_status plan_solve(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, bool fill, sg_report *rep)
+{
+  if ((plan->filled || fill) && P->nrhs == 1) {
+    bool            used = false;
+    const sg_status st   = trsv_hybrid_solve<T>(ctx, P, plan->pivtol, rep, &used, plan);
+    if (used) return st;
+  }
+  return dispatch_one<T>(ctx, P, plan->pivtol, rep);
+}
+} // namespace
+
+extern "C" sg_status sg_trsv_plan_create_cuda(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_trsv_plan *plan, sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_status st = sg_trsv_plan_begin(ctx, SG_BACKEND_CUDA, P, plan, rep);
+  if (st != SG_OK) return st;
+  if (ctx->deferred && (st = sg_ctx_check(ctx, rep)) != SG_OK) return st;  // earlier solves' breakdowns first
+  const size_t word = P->prec == SG_REAL64 ? sizeof(double) : sizeof(float);
+  void        *z    = nullptr;  // the zero right-hand side of the analysing solve (and its solution)
+  if (cudaMalloc(&z, (size_t)P->n * word) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "sg_trsv_plan_create_cuda: cannot allocate %lld words on the device", P->n);
+  }
+  sg_trsv_plan p = new sg_trsv_plan_s{SG_BACKEND_CUDA, *P, pivtol, nullptr, 0, 0, 0};
+  p->P.nrhs = 1;
+  p->P.B = p->P.X = nullptr;
+  p->P.ldb = p->P.ldx = P->n;
+  sg_trsv_problem Pz = p->P;
+  Pz.B = Pz.X    = z;
+  const int deferred = ctx->deferred;
+  ctx->deferred      = 0;  // the analysis is checked now
+  st = sg_cuda_check(cudaMemsetAsync(z, 0, (size_t)P->n * word, sg_stream(ctx)), rep, "sg_trsv_plan_create_cuda");
+  if (st == SG_OK) st = P->prec == SG_REAL64 ? plan_solve<double>(ctx, p, &Pz, true, rep) : plan_solve<float>(ctx, p, &Pz, true, rep);
+  ctx->deferred = deferred;
+  (void)cudaStreamSynchronize(sg_stream(ctx));
+  (void)cudaFree(z);
+  if (st != SG_OK) {
+    sg_trsv_plan_destroy(&p);
+    return st;
+  }
+  *plan = p;
+  return SG_OK;
+}
+
+sg_status sg_trsv_plan_solve_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep)
+{
+  sg_status st = sg_trsv_begin(ctx, SG_BACKEND_CUDA, P, rep);
+  if (st != SG_OK) return st;
+  return P->prec == SG_REAL64 ? plan_solve<double>(ctx, plan, P, false, rep) : plan_solve<float>(ctx, plan, P, false, rep);
+}
+
+void sg_trsv_plan_free_cuda(sg_trsv_plan plan)
+{
+  if (plan->inv) (void)cudaFree(plan->inv);
+  plan->inv       = nullptr;
+  plan->inv_bytes = 0;
+  plan->filled    = 0;
 }
 

@@ -357,6 +357,11 @@ sg_status trsv_upload_jobs(sg_ctx *ctx, long long key, const std::vector<int> &j
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used);
 // One system (nrhs = 1) of larger order (SG_TRSV_HYB_MINN .. SG_TRSV_HYB_MAXN): the chain on one
 // cluster, the bulk of the matrix on helper clusters (trsv_cluster_cuda.cu); same contract.
-template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used);
+// With a plan (hp != NULL; trsv_internal.hpp): the inverted diagonal blocks live in hp->inv
+// (device memory of hp->inv_bytes bytes, grown here). Not yet filled: this solve computes them
+// there (checking the pivots) and fills the plan when it succeeds; filled: the solve runs no
+// inversion job, checks no pivot (they were checked when the plan was filled) and takes the
+// plan's look-ahead.
+template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, sg_trsv_plan_s *hp = nullptr);
 
 } // namespace sgtrsv

@@ -2,6 +2,7 @@
 // right-hand side, with the breakdown checks of the interface (trsv_kernels.h): the diagonal
 // is checked before X is written, the solution is checked to be finite afterwards.
 #include "tri/trsv_internal.hpp"
+#include <vector>
 #include <climits>
 #include <cstring>
 
@@ -125,6 +126,24 @@ extern "C" sg_status sg_trsv_host(sg_ctx *ctx, const sg_trsv_problem *P, double 
   if (P->lda > INT_MAX)
     return sg_report_set(rep, SG_ERR_UNSUPPORTED, -1, -1, 0.0, "the host BLAS takes 32-bit leading dimensions (lda = %lld)", P->lda);
   return P->prec == SG_REAL64 ? trsv_host<double>(P, pivtol, rep) : trsv_host<float>(P, pivtol, rep);
+}
+
+extern "C" sg_status sg_trsv_plan_create_host(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_trsv_plan *plan, sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_status st = sg_trsv_plan_begin(ctx, SG_BACKEND_HOST, P, plan, rep);
+  if (st != SG_OK) return st;
+  // the analysis: a solve with a zero right-hand side checks every pivot and the triangle's values
+  std::vector<double> z(P->prec == SG_REAL64 ? (size_t)P->n : ((size_t)P->n + 1) / 2, 0.0);
+  sg_trsv_problem     Pz = *P;
+  Pz.nrhs                = 1;
+  Pz.B = Pz.X = z.data();
+  Pz.ldb = Pz.ldx = P->n;
+  if ((st = sg_trsv_host(ctx, &Pz, pivtol, rep)) != SG_OK) return st;
+  Pz.B = Pz.X = nullptr;
+  *plan       = new sg_trsv_plan_s{SG_BACKEND_HOST, Pz, pivtol, nullptr, 0, 0, 0};
+  return SG_OK;
 }
 
 extern "C" sg_status sg_trsv_batch_solve_host(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)

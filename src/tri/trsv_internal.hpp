@@ -27,6 +27,24 @@ template <class T> SG_HD bool sg_trsv_bad_diag(T d, T pivtol) { return !(fabs(d)
 // The class of a bad diagonal entry (caller has checked sg_trsv_bad_diag).
 template <class T> SG_HD int sg_trsv_diag_class(T d) { return (fabs(d) == (T)INFINITY) ? SG_FAIL_INPUT : SG_FAIL_PIVOT; }
 
+// ---- plans (sg_trsv_plan_*): the analysed matrix and, on the GPU, its inverted diagonal blocks
+struct sg_trsv_plan_s {
+  sg_backend      backend;
+  sg_trsv_problem P;       // the matrix and op (B, X, nrhs, ldb, ldx unused)
+  double          pivtol;  // as given to create (solves without a filled plan check with it)
+  void           *inv;     // CUDA: Dinv_I, P_I (and Q_I) of every block row, device memory (trsv_hybrid_solve)
+  size_t          inv_bytes;
+  int             la;      // the look-ahead they were made for
+  int             filled;  // inv holds them: the solve skips the inversions
+};
+// The prologue of sg_trsv_plan_create_*: clear rep, *plan = NULL, check plan, ctx (backend) and
+// P as sg_trsv_begin does for the fields a plan uses. SG_ERR_ARG with a sentence.
+sg_status sg_trsv_plan_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_trsv_plan *plan, sg_report *rep);
+// The plan solve of the CUDA twin (trsv_cuda.cu; arguments checked) and the release of a plan's
+// device memory (no-ops without CUDA, trsv_nocuda.cpp).
+sg_status sg_trsv_plan_solve_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep);
+void      sg_trsv_plan_free_cuda(sg_trsv_plan plan);
+
 // ---- dense LU helpers shared by lu_host.cpp (definitions) and lu_cuda.cu ----
 // LAPACK / cuSOLVER getrf row interchanges (1-based ipiv: row i was swapped with row
 // ipiv[i]-1, i = 0..n-1 in order) -> sg_getrf's 0-based perm (perm[i] = row of the original

@@ -18,3 +18,10 @@ extern "C" sg_status sg_getrs_cuda(sg_ctx *, sg_precision, sg_trans, long long, 
 {
   return no_cuda(rep);
 }
+extern "C" sg_status sg_trsv_plan_create_cuda(sg_ctx *, const sg_trsv_problem *, double, sg_trsv_plan *plan, sg_report *rep)
+{
+  if (plan) *plan = nullptr;
+  return no_cuda(rep);
+}
+sg_status sg_trsv_plan_solve_cuda(sg_ctx *, sg_trsv_plan, const sg_trsv_problem *, sg_report *rep) { return no_cuda(rep); }
+void      sg_trsv_plan_free_cuda(sg_trsv_plan) {}

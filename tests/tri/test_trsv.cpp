@@ -11,7 +11,9 @@
 // Breakdown and argument errors: status, system, row, B (and on the host X) untouched.
 #include <string>
 #include "trsv_test_util.hpp"
+#include "tri/trsv_internal.hpp"  // sg_trsv_plan_s: whether a CUDA plan holds the inverted blocks
 #include <algorithm>
+#include <optional>
 
 static const sg_uplo  kUplo[]  = {SG_LOWER, SG_UPPER};
 static const sg_trans kTrans[] = {SG_NOTRANS, SG_TRANS};
@@ -509,17 +511,183 @@ template <class T> static void batch_sweep(bool quick)
   CHECK(sg_trsv_batch_solve(g_hctx, &D0, 0.0, &rep) == SG_OK && tb_check(S, X, {}, &err), "batch dispatcher on a host ctx");
 }
 
+// ---------------------------------------------------------------- plans (sg_trsv_plan_*)
+// One plan per matrix, then several solves with fresh right-hand sides (nrhs 1, 1 with X = B, 3
+// with ldb / ldx > n), each against the long double reference; --cuda: the CUDA plan's solves
+// also against the host twin, and where the cluster + helpers kernel runs (one column, A and lda
+// 16-byte aligned, fp64 n > 2048, fp32 n > 4096) the plan must hold the inverted blocks, so that
+// the solves after create take the path without inversions.
+template <class T> static void plan_case(long long n, long long lda, sg_uplo u, sg_trans t, sg_diag d, std::mt19937_64 &rng)
+{
+  std::vector<T> A((size_t)(lda * n));
+  fill_tri(A.data(), n, lda, u, d, rng);
+  const sg_trsv_problem P = {prec<T>(), u, t, d, n, 1, A.data(), lda, nullptr, 0, nullptr, 0};
+  char                  tag[96];
+  snprintf(tag, sizeof tag, "plan %s %-6s n=%lld lda=%lld", op_name(u, t, d), pname<T>(), n, lda);
+  sg_trsv_plan hp = nullptr;
+  sg_report    rep;
+  sg_status    st = sg_trsv_plan_create(g_hctx, &P, 0.0, &hp, &rep);
+  CHECK(st == SG_OK && hp, "host %s: create %s (%s)", tag, sg_status_string(st), rep.msg);
+#ifdef SG_HAVE_CUDA
+  sg_trsv_plan          cp = nullptr;
+  std::optional<Dev<T>> dA;
+  if (g_cuda) {
+    dA.emplace(A);
+    sg_trsv_problem D = P;
+    D.A               = dA->p;
+    st                = sg_trsv_plan_create(g_cctx, &D, 0.0, &cp, &rep);
+    CHECK(st == SG_OK && cp, "cuda %s: create %s (%s)", tag, sg_status_string(st), rep.msg);
+    const bool hyb = (sizeof(T) == 8 ? n > 2048 : n > 4096) && (lda * (long long)sizeof(T)) % 16 == 0;
+    if (cp) CHECK(!hyb || cp->filled, "cuda %s: the plan holds no inverted blocks", tag);
+  }
+#endif
+  std::uniform_real_distribution<double> Ud(-1.0, 1.0);
+  struct Shape {
+    long long k, ldb, ldx;
+    bool      alias;
+  };
+  for (const Shape sh : {Shape{1, n, n, false}, Shape{1, n, n, true}, Shape{3, n + 2, n + 5, false}, Shape{1, n, n, false}}) {
+    const long long ldx = sh.alias ? sh.ldb : sh.ldx;
+    std::vector<T>  B((size_t)(sh.ldb * sh.k), (T)NAN);
+    for (long long c = 0; c < sh.k; c++)
+      for (long long i = 0; i < n; i++) B[i + c * sh.ldb] = (T)Ud(rng);
+    std::vector<long double> R((size_t)(n * sh.k));
+    for (long long c = 0; c < sh.k; c++) ref_solve(A.data(), n, lda, u, t, d, &B[c * sh.ldb], &R[c * n]);
+    std::vector<T> X = sh.alias ? B : std::vector<T>((size_t)(ldx * sh.k), (T)kSentinel);
+    if (hp) {
+      st              = sg_trsv_plan_solve(g_hctx, hp, sh.k, sh.alias ? X.data() : B.data(), sh.ldb, X.data(), ldx, &rep);
+      const double eh = col_err(n, sh.k, X.data(), ldx, R.data(), n);
+      CHECK(st == SG_OK && eh <= trsv_tol_ref<T>(), "host %s nrhs=%lld%s: %s (%s) err %.3g", tag, sh.k, sh.alias ? " X=B" : "", sg_status_string(st), rep.msg, eh);
+    }
+#ifdef SG_HAVE_CUDA
+    if (cp) {
+      Dev<T> dB(B), dX(sh.alias ? B : std::vector<T>((size_t)(ldx * sh.k), (T)kSentinel));
+      st                       = sg_trsv_plan_solve(g_cctx, cp, sh.k, sh.alias ? dX.p : dB.p, sh.ldb, dX.p, ldx, &rep);
+      const std::vector<T> xd  = dX.get();
+      const double         ed  = col_err(n, sh.k, xd.data(), ldx, R.data(), n);
+      const double         edh = col_err(n, sh.k, xd.data(), ldx, X.data(), ldx);
+      CHECK(st == SG_OK && ed <= trsv_tol_ref<T>() && edh <= trsv_tol_dev<T>() && (sh.alias || same_bits(dB.get(), B)), "cuda %s nrhs=%lld%s: %s (%s) err %.3g vs host %.3g", tag,
+            sh.k, sh.alias ? " X=B" : "", sg_status_string(st), rep.msg, ed, edh);
+      if (n >= 1000) printf("%s cuda %s nrhs=%lld%s err=%.2e vs-host=%.2e\n", st == SG_OK && ed <= trsv_tol_ref<T>() ? "ok  " : "FAIL", tag, sh.k, sh.alias ? " X=B" : "", ed, edh);
+    }
+#endif
+  }
+  sg_trsv_plan_destroy(&hp);
+  CHECK(!hp, "host %s: destroy leaves the handle set", tag);
+#ifdef SG_HAVE_CUDA
+  sg_trsv_plan_destroy(&cp);
+#endif
+}
+
+// Plans of bad input: a zero pivot (create fails, no plan), an infinite RHS entry (the solve
+// reports the non-finite solution), a NULL plan, a plan of the other backend, a bad lda; with
+// deferred checks, create returns an earlier solve's breakdown first.
+template <class T> static void plan_errors(std::mt19937_64 &rng)
+{
+  const long long n = 77, lda = 80;
+  std::vector<T>  A((size_t)(lda * n));
+  fill_tri(A.data(), n, lda, SG_LOWER, SG_NONUNIT, rng);
+  std::vector<T> Az = A;
+  Az[40 + 40 * lda] = 0;
+  std::vector<T> B((size_t)n, (T)1), X((size_t)n, (T)0);
+  B[11] = (T)INFINITY;
+  for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
+    sg_ctx *ctx = dev ? g_cctx : g_hctx;
+    const char *who = dev ? "cuda" : "host";
+#ifdef SG_HAVE_CUDA
+    std::optional<Dev<T>> dA, dAz, dB, dX;
+    if (dev) dA.emplace(A), dAz.emplace(Az), dB.emplace(B), dX.emplace(X);
+    const T *pA = dev ? dA->p : A.data(), *pAz = dev ? dAz->p : Az.data(), *pB = dev ? dB->p : B.data();
+    T       *pX = dev ? dX->p : X.data();
+#else
+    const T *pA = A.data(), *pAz = Az.data(), *pB = B.data();
+    T       *pX = X.data();
+#endif
+    sg_trsv_problem P = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n, 1, pAz, lda, nullptr, 0, nullptr, 0};
+    sg_trsv_plan    pl = (sg_trsv_plan)&P;  // create must reset it
+    sg_report       rep;
+    sg_status       st = sg_trsv_plan_create(ctx, &P, 0.0, &pl, &rep);
+    CHECK(st == SG_ERR_ZERO_PIVOT && rep.row == 40 && !pl, "%s %s plan of a singular matrix: %s row %lld (%s)", who, pname<T>(), sg_status_string(st), rep.row, rep.msg);
+    printf("%s %s %-6s plan of a singular matrix -> %s row %lld: %s\n", st == SG_ERR_ZERO_PIVOT ? "ok  " : "FAIL", who, pname<T>(), sg_status_string(st), rep.row, rep.msg);
+    P.lda = n - 1;
+    st    = sg_trsv_plan_create(ctx, &P, 0.0, &pl, &rep);
+    CHECK(st == SG_ERR_ARG && !pl, "%s %s plan with lda < n: %s", who, pname<T>(), sg_status_string(st));
+    st = sg_trsv_plan_create(ctx, &P, 0.0, nullptr, &rep);
+    CHECK(st == SG_ERR_ARG, "%s %s plan create into NULL: %s", who, pname<T>(), sg_status_string(st));
+    P.lda = lda;
+    P.A   = pA;
+    st    = sg_trsv_plan_create(ctx, &P, 0.0, &pl, &rep);
+    CHECK(st == SG_OK && pl, "%s %s plan: %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
+    st = sg_trsv_plan_solve(ctx, pl, 1, pB, 0, pX, 0, &rep);
+    CHECK(st == SG_ERR_NONFINITE && rep.row == 11, "%s %s plan solve with B(11) = Inf: %s row %lld (%s)", who, pname<T>(), sg_status_string(st), rep.row, rep.msg);
+    st = sg_trsv_plan_solve(ctx, nullptr, 1, pB, 0, pX, 0, &rep);
+    CHECK(st == SG_ERR_ARG && rep.msg[0], "%s %s solve with a NULL plan: %s", who, pname<T>(), sg_status_string(st));
+    st = sg_trsv_plan_solve(ctx, pl, 17, pB, n, pX, n, &rep);
+    CHECK(st == SG_ERR_ARG, "%s %s plan solve with nrhs = 17: %s", who, pname<T>(), sg_status_string(st));
+    if (g_cuda) {  // the other backend's context
+      st = sg_trsv_plan_solve(dev ? g_hctx : g_cctx, pl, 1, pB, 0, pX, 0, &rep);
+      CHECK(st == SG_ERR_ARG && strstr(rep.msg, "backend"), "%s %s plan solve on the other backend: %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
+    }
+#ifdef SG_HAVE_CUDA
+    if (dev) {  // deferred checks: a singular solve's breakdown is returned by the next create
+      sg_trsv_problem S = {prec<T>(), SG_LOWER, SG_NOTRANS, SG_NONUNIT, n, 1, pAz, lda, pX, 0, pX, 0};
+      sg_ctx_set_deferred(g_cctx, 1);
+      st = sg_trsv_cuda(g_cctx, &S, 0.0, &rep);
+      CHECK(st == SG_OK, "cuda %s deferred singular solve: %s", pname<T>(), sg_status_string(st));
+      sg_trsv_plan p2 = nullptr;
+      st              = sg_trsv_plan_create(g_cctx, &P, 0.0, &p2, &rep);
+      CHECK(st == SG_ERR_ZERO_PIVOT && !p2, "cuda %s create after a deferred breakdown: %s (%s)", pname<T>(), sg_status_string(st), rep.msg);
+      st = sg_trsv_plan_create(g_cctx, &P, 0.0, &p2, &rep);
+      CHECK(st == SG_OK && p2, "cuda %s create with deferred checks: %s (%s)", pname<T>(), sg_status_string(st), rep.msg);
+      sg_trsv_plan_destroy(&p2);
+      st = sg_ctx_set_deferred(g_cctx, 0);
+      CHECK(st == SG_OK, "cuda %s leaving deferred mode: %s", pname<T>(), sg_status_string(st));
+    }
+#endif
+    sg_trsv_plan_destroy(&pl);
+    sg_trsv_plan_destroy(&pl);  // twice: a no-op
+    sg_trsv_plan_destroy(nullptr);
+  }
+}
+
+template <class T> static void plan_sweep(bool quick)
+{
+  std::mt19937_64 rng(77 + sizeof(T));
+  // small orders (no filled plan), the cluster + helpers kernel's orders (fp64 3000, 4096; fp32
+  // 4100, 5000; --cuda also 9001 / 9004 and, fp64, 9000 with lda = n + 2 (16-byte aligned))
+  std::vector<std::pair<long long, long long>> ns = {{1, 1}, {17, 20}, {257, 260}};
+  if (!quick) {
+    if (sizeof(T) == 8) ns.insert(ns.end(), {{3000, 3000}, {4096, 4096}, {2049, 2052}});
+    else ns.insert(ns.end(), {{4100, 4100}, {5000, 5000}, {4097, 4104}});
+    if (g_cuda) ns.push_back(sizeof(T) == 8 ? std::pair<long long, long long>{9000, 9002} : std::pair<long long, long long>{9001, 9004});
+  }
+  for (auto [n, lda] : ns)
+    for (sg_uplo u : kUplo)
+      for (sg_trans t : kTrans)
+        for (sg_diag d : kDiag)
+          if (n < 2000 || d == SG_NONUNIT) plan_case<T>(n, lda, u, t, d, rng);
+  plan_errors<T>(rng);
+  printf("     plans %s: done\n", pname<T>());
+}
+
 int main(int argc, char **argv)
 {
   bool quick;
   if (const int rc = tri_test_init(argc, argv, &quick); rc >= 0) return rc;
-  // STRUCTGPU_TEST_ONLY=single|batch: one part alone (GPU debugging)
+  // STRUCTGPU_TEST_ONLY=single|batch|plan: one part alone (GPU debugging, sanitizer runs)
   const char *only = getenv("STRUCTGPU_TEST_ONLY");
+  if (only && !strcmp(only, "plan")) {  // (sanitizer runs of the plans alone)
+    plan_sweep<double>(quick);
+    plan_sweep<float>(quick);
+    return tri_test_finish("test_trsv", quick);
+  }
   if (!only || strcmp(only, "batch")) {
     sweep<double>(quick);
     sweep<float>(quick);
     bad_inputs<double>(quick);
     bad_inputs<float>(quick);
+    plan_sweep<double>(quick);
+    plan_sweep<float>(quick);
   }
   if (!only || strcmp(only, "single")) {
     batch_sweep<double>(quick);
