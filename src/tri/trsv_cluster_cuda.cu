@@ -60,6 +60,7 @@ template <class T> struct ClArgs {
   bool           unit;
   sg_dev_report *rep;
   unsigned long long *prof;  // NULL, or SG_TRSV_PROFILE: %globaltimer per block row (see trsv_cluster_solve)
+  const T       *pdg, *ppg;  // one-cluster kernel with a filled plan: Dinv_I, P_I (layout of HyArgs::dg, pg), else NULL
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
   // of M for the reflected variants: M's rows past A are padding, "dummy" rows).
@@ -294,7 +295,7 @@ template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issu
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB, *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
   tile_copy(a, map, ring, I, I, sb);
-  if (I > 0) tile_copy(a, map, ct, I, I - 1, ctb + k);
+  if (I > 0 && !a.ppg) tile_copy(a, map, ct, I, I - 1, ctb + k);  // (with a plan, P_I comes from it)
   for (int t = 0; t < rs - 1 && t < ntile; t++) tile_copy(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, sb + (t + 1) % rs);
 }
 // ... and, once the diagonal work is done, r_I and z_I
@@ -316,8 +317,14 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   // ---- r_I = b_I - sum_{J <= I-2} M(I, J) x_J; each tile is read into registers before its x_J
   // is waited for (the last one is on the critical path)
   T dr[CB];  // row `lane` of Dinv, for z_I
+  if (a.pdg) {
+    const T *pd = a.pdg + (size_t)I * CB * CB + lane;
 #pragma unroll
-  for (int c = 0; c < CB; c++) dr[c] = dv[c * CLD + lane];
+    for (int c = 0; c < CB; c++) dr[c] = __ldg(pd + c * CB);
+  } else {
+#pragma unroll
+    for (int c = 0; c < CB; c++) dr[c] = dv[c * CLD + lane];
+  }
   T acc[CB];
 #pragma unroll
   for (int i = 0; i < CB; i++) acc[i] = T(0);
@@ -408,10 +415,16 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     const T *ct = (const T *)(smem + L.ct) + (size_t)k * CB * CB;
     // P_I = Dinv_I M(I, I-1): lane r takes row r
     T t[CB];
-    mbar_wait(rdyA + k, 0);
-    if (I > 0) {
+    if (a.ppg) {  // from the plan, before any wait
+      const T *pp = a.ppg + (size_t)I * CB * CB + lane;
 #pragma unroll
-      for (int c = 0; c < CB; c++) t[c] = ct[pskew(lane, c)];
+      for (int c = 0; c < CB; c++) t[c] = I > 0 ? __ldg(pp + c * CB) : T(0);
+    } else {
+      mbar_wait(rdyA + k, 0);
+      if (I > 0) {
+#pragma unroll
+        for (int c = 0; c < CB; c++) t[c] = ct[pskew(lane, c)];
+      }
     }
     mbar_wait(rdyB + k, 0);
     T xv = ((const T *)(smem + L.rv))[k * CB + lane];  // z_I
@@ -462,7 +475,8 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     if (k < a.ob && I < a.nb) {
       const bool helped = 1 + a.ob + k < (int)(blockDim.x / 32);
       if (upd && lane == 0) update_issue<T, TR, RV>(a, &tmap, smem, L, k, I);
-      diag_passes<T, TR, RV>(a, smem, L, k, I, upd ? 0 : 1, upd ? (helped || I == 0 ? 1 : 2) : (I > 0 ? 2 : 1), lane);
+      if (!a.pdg) diag_passes<T, TR, RV>(a, smem, L, k, I, upd ? 0 : 1, upd ? (helped || I == 0 ? 1 : 2) : (I > 0 ? 2 : 1), lane);
+      else if (upd) mbar_wait((unsigned long long *)smem + a.nb + 3 * a.ob + k * a.rs, 0);  // with a plan: slot 0's first fill (the diagonal tile) has landed
       __syncwarp();
       if (upd && a.prof && lane == 0) a.prof[4 * I] = gtime();
       mbar_arrive(rdyA + k);  // Dinv / P_I visible to the critical warp
@@ -926,6 +940,8 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.unit   = P->diag == SG_UNIT;
   a.rep    = sg_dreport(ctx);
   a.prof   = nullptr;
+  a.pdg    = nullptr;
+  a.ppg    = nullptr;
 }
 
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
@@ -956,7 +972,7 @@ template <class T> const CUtensorMap *tile_map(const sg_trsv_problem *P)
   return &mc.map;
 }
 
-template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used)
+template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, const sg_trsv_plan_s *hp)
 {
   *used = false;
   // tuning knobs, read once: the largest order (0: never), the cluster size and ring depth (0: automatic)
@@ -1003,6 +1019,10 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   rs     = rs_env ? std::max(2, std::min(rs_env, rs)) : rs;
   ClArgs<T> a;
   cl_args_fill(a, ctx, P, pivtol, nb, ob, rs);
+  if (hp && hp->filled) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
+    a.pdg = (const T *)hp->inv;
+    a.ppg = a.pdg + (size_t)nb * CB * CB;
+  }
   *used = true;
   const size_t nprof = 4 * (size_t)nb + CS_MAX;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
@@ -1029,8 +1049,8 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   return sg_dev_report_fetch(ctx, rep, [](sg_report *r, int cls, long long, long long row, double value) { return sg_trsv_report_fail(r, cls, -1, row, value); });
 }
 
-template sg_status trsv_cluster_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
-template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *);
+template sg_status trsv_cluster_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, const sg_trsv_plan_s *);
+template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, const sg_trsv_plan_s *);
 
 // Job table of the hybrid kernel, in ticket order. order 0 (by rows): the inversions of the first
 // PD block rows, then row by row the inversion of row I + PD and the chunks of row I. order 1 (by
@@ -1079,7 +1099,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // from n = 24576 (within 1 % either way there)
   static const int minn_env = env_int("SG_TRSV_HYB_MINN", 0, 0, 1 << 30), maxn_env = env_int("SG_TRSV_HYB_MAXN", 0, 0, 1 << 30);
   const bool       f32 = sizeof(T) == 4, tr = P->trans == SG_TRANS;
-  const int        minn = minn_env ? minn_env : (f32 ? 4097 : 2049);
+  const int        minn = hp && !hp->filled ? 1 : minn_env ? minn_env : (f32 ? 4097 : 2049);  // (a plan is filled at every order)
   const int        maxn = maxn_env ? maxn_env : (f32 && !tr && !minn_env ? 24575 : 1 << 30);
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);

@@ -973,15 +973,17 @@ extern "C" sg_status sg_trsv_cuda(sg_ctx *ctx, const sg_trsv_problem *P, double 
 }
 
 namespace {
-// A plan's solve: where the plan holds the inverted blocks (one right-hand side), the cluster +
-// helpers kernel without inversion jobs; otherwise the ordinary dispatch. With fill, the first
-// case computes the blocks into the plan.
+// A plan's solve: where the plan holds the inverted blocks (one right-hand side), the one-cluster
+// kernel (small orders) or the cluster + helpers kernel, both without diagonal work; otherwise
+// the ordinary dispatch. With fill, the cluster + helpers kernel computes the blocks into the plan
+// (at every order it takes).
 template <class T> sg_status plan_solve(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, bool fill, sg_report *rep)
 {
   if ((plan->filled || fill) && P->nrhs == 1) {
-    bool            used = false;
-    const sg_status st   = trsv_hybrid_solve<T>(ctx, P, plan->pivtol, rep, &used, plan);
-    if (used) return st;
+    bool      used = false;
+    sg_status st;
+    if (plan->filled && (st = trsv_cluster_solve<T>(ctx, P, plan->pivtol, rep, &used, plan), used)) return st;
+    if ((st = trsv_hybrid_solve<T>(ctx, P, plan->pivtol, rep, &used, plan), used)) return st;
   }
   return dispatch_one<T>(ctx, P, plan->pivtol, rep);
 }

@@ -354,7 +354,9 @@ sg_status trsv_upload_jobs(sg_ctx *ctx, long long key, const std::vector<int> &j
 // the case is its own (one right-hand side, n within SG_TRSV_CLUSTER_MAXN, the device runs the
 // cluster, its shared memory fits) it solves it, sets *used and returns the status; otherwise
 // *used = false and SG_OK, and the caller solves it.
-template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used);
+// With a filled plan (trsv_hybrid_solve below fills one at every order), the kernel takes Dinv_I
+// and P_I from it and does no diagonal work.
+template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, const sg_trsv_plan_s *hp = nullptr);
 // One system (nrhs = 1) of larger order (SG_TRSV_HYB_MINN .. SG_TRSV_HYB_MAXN): the chain on one
 // cluster, the bulk of the matrix on helper clusters (trsv_cluster_cuda.cu); same contract.
 // With a plan (hp != NULL; trsv_internal.hpp): the inverted diagonal blocks live in hp->inv

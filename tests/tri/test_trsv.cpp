@@ -514,9 +514,9 @@ template <class T> static void batch_sweep(bool quick)
 // ---------------------------------------------------------------- plans (sg_trsv_plan_*)
 // One plan per matrix, then several solves with fresh right-hand sides (nrhs 1, 1 with X = B, 3
 // with ldb / ldx > n), each against the long double reference; --cuda: the CUDA plan's solves
-// also against the host twin, and where the cluster + helpers kernel runs (one column, A and lda
-// 16-byte aligned, fp64 n > 2048, fp32 n > 4096) the plan must hold the inverted blocks, so that
-// the solves after create take the path without inversions.
+// also against the host twin, and where A and lda are 16-byte aligned the plan must hold the
+// inverted blocks, so that the one-column solves after create take the paths without diagonal
+// work (the one-cluster kernel up to fp64 2048 / fp32 4096, the cluster + helpers kernel above).
 template <class T> static void plan_case(long long n, long long lda, sg_uplo u, sg_trans t, sg_diag d, std::mt19937_64 &rng)
 {
   std::vector<T> A((size_t)(lda * n));
@@ -537,8 +537,8 @@ template <class T> static void plan_case(long long n, long long lda, sg_uplo u, 
     D.A               = dA->p;
     st                = sg_trsv_plan_create(g_cctx, &D, 0.0, &cp, &rep);
     CHECK(st == SG_OK && cp, "cuda %s: create %s (%s)", tag, sg_status_string(st), rep.msg);
-    const bool hyb = (sizeof(T) == 8 ? n > 2048 : n > 4096) && (lda * (long long)sizeof(T)) % 16 == 0;
-    if (cp) CHECK(!hyb || cp->filled, "cuda %s: the plan holds no inverted blocks", tag);
+    const bool aligned = (lda * (long long)sizeof(T)) % 16 == 0;
+    if (cp) CHECK(!aligned || cp->filled, "cuda %s: the plan holds no inverted blocks", tag);
   }
 #endif
   std::uniform_real_distribution<double> Ud(-1.0, 1.0);
@@ -653,9 +653,10 @@ template <class T> static void plan_errors(std::mt19937_64 &rng)
 template <class T> static void plan_sweep(bool quick)
 {
   std::mt19937_64 rng(77 + sizeof(T));
-  // small orders (no filled plan), the cluster + helpers kernel's orders (fp64 3000, 4096; fp32
+  // one-cluster orders (n = 64, lda = 65: not aligned, no filled plan), the cluster + helpers kernel's orders (fp64 3000, 4096; fp32
   // 4100, 5000; --cuda also 9001 / 9004 and, fp64, 9000 with lda = n + 2 (16-byte aligned))
-  std::vector<std::pair<long long, long long>> ns = {{1, 1}, {17, 20}, {257, 260}};
+  std::vector<std::pair<long long, long long>> ns = {{1, 4}, {17, 20}, {257, 260}, {64, 65}};
+  if (!quick) ns.insert(ns.end(), {{1000, 1000}, {1024, 1028}, sizeof(T) == 8 ? std::pair<long long, long long>{2048, 2048} : std::pair<long long, long long>{4096, 4096}});
   if (!quick) {
     if (sizeof(T) == 8) ns.insert(ns.end(), {{3000, 3000}, {4096, 4096}, {2049, 2052}});
     else ns.insert(ns.end(), {{4100, 4100}, {5000, 5000}, {4097, 4104}});
