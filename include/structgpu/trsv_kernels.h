@@ -124,6 +124,19 @@ sg_status sg_getrs_host(sg_ctx *ctx, sg_precision prec, sg_trans trans, long lon
 sg_status sg_getrs_cuda(sg_ctx *ctx, sg_precision prec, sg_trans trans, long long n, long long nrhs, const void *LU, long long lda, const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_report *rep);
 sg_status sg_getrs(sg_ctx *ctx, sg_precision prec, sg_trans trans, long long n, long long nrhs, const void *LU, long long lda, const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_report *rep);
 
+/* sg_getrs with a plan, for many solves with one factorization (the dense direct PCSHELL helper
+   and PCDENSELU use it): sg_getrs_plan_create checks perm once and makes the sg_trsv_plan of L
+   and of U (those of U^T and L^T at the first SG_TRANS solve), so that each solve runs no perm
+   check and no diagonal-block inversion. LU, lda and perm are those of sg_getrf, in the memory
+   of ctx's backend; they must stay allocated and unchanged while the plan lives. create:
+   SG_ERR_ARG as sg_getrs for bad arguments or a bad perm entry (*plan = NULL); a zero pivot of U
+   (an LU that sg_getrf did not accept) gives SG_ERR_ZERO_PIVOT. solve: as sg_getrs, on a context
+   of the plan's backend. destroy: frees the plan, *plan = NULL (NULL is fine). */
+typedef struct sg_getrs_plan_s *sg_getrs_plan;
+sg_status sg_getrs_plan_create(sg_ctx *ctx, sg_precision prec, long long n, const void *LU, long long lda, const int *perm, sg_getrs_plan *plan, sg_report *rep);
+sg_status sg_getrs_plan_solve(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans, long long nrhs, const void *B, long long ldb, void *X, long long ldx, sg_report *rep);
+void      sg_getrs_plan_destroy(sg_getrs_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif

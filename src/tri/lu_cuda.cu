@@ -178,8 +178,17 @@ extern "C" sg_status sg_getrs_cuda(sg_ctx *ctx, sg_precision prec, sg_trans tran
   if (!rep) rep = &local;
   sg_status st = sg_getrs_begin(ctx, SG_BACKEND_CUDA, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, rep);
   if (st != SG_OK) return st;
-  // perm check first (nothing is touched on a bad perm); its flag lives in the LU slots
-  // until the driver takes them over for its workspace
+  // perm check first (nothing is touched on a bad perm)
+  if ((st = sg_lu_perm_check_cuda(ctx, n, perm, rep)) != SG_OK) return st;
+  return sg_getrs_chunks(ctx, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, permute_cuda_fn, rep);
+}
+
+sg_lu_permute_fn sg_lu_permute_cuda(void) { return permute_cuda_fn; }
+
+// (its flag lives in the LU slots until the getrs driver takes them over for its workspace)
+sg_status sg_lu_perm_check_cuda(sg_ctx *ctx, long long n, const int *perm, sg_report *rep)
+{
+  sg_status           st;
   const cudaStream_t  s  = sg_stream(ctx);
   unsigned long long *db = (unsigned long long *)sg_ctx_work(ctx, sizeof(unsigned long long), SG_SLOT_LU);
   unsigned long long *hb = (unsigned long long *)sg_ctx_host_work(ctx, sizeof(unsigned long long), SG_SLOT_LU);
@@ -191,5 +200,5 @@ extern "C" sg_status sg_getrs_cuda(sg_ctx *ctx, sg_precision prec, sg_trans tran
       (st = sg_cuda_check(cudaStreamSynchronize(s), rep, "LU solve: perm check")) != SG_OK)
     return st;
   if (*hb != ~0ull) return sg_lu_report_bad_perm(rep, (long long)(*hb >> 32), (long long)(int)(unsigned)(*hb & 0xffffffffull), n);
-  return sg_getrs_chunks(ctx, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, permute_cuda_fn, rep);
+  return SG_OK;
 }

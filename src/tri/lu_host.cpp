@@ -58,8 +58,12 @@ sg_status sg_lu_report_bad_perm(sg_report *rep, long long i, long long p, long l
 }
 
 sg_status sg_getrs_chunks(sg_ctx *ctx, sg_precision prec, sg_trans trans, long long n, long long nrhs, const void *LU, long long lda,
-                          const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_lu_permute_fn permute, sg_report *rep)
+                          const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_lu_permute_fn permute, sg_report *rep,
+                          sg_trsv_plan const *tp)
 {
+  auto tri = [&](int which, const sg_trsv_problem &P) {  // which: the plan of tp (L, U, U^T, L^T)
+    return tp ? sg_trsv_plan_solve(ctx, tp[which], P.nrhs, P.B, P.ldb, P.X, P.ldx, rep) : sg_trsv(ctx, &P, 0.0, rep);
+  };
   const long long w    = prec == SG_REAL64 ? (long long)sizeof(double) : (long long)sizeof(float);
   const long long kmax = nrhs < SG_TRSV_MAX_NRHS ? nrhs : SG_TRSV_MAX_NRHS;
   void           *W    = sg_ctx_work(ctx, (size_t)(n * kmax * w), SG_SLOT_LU);
@@ -73,13 +77,13 @@ sg_status sg_getrs_chunks(sg_ctx *ctx, sg_precision prec, sg_trans trans, long l
       const sg_trsv_problem pl = {prec, SG_LOWER, SG_NOTRANS, SG_UNIT, n, k, LU, lda, W, n, W, n};
       const sg_trsv_problem pu = {prec, SG_UPPER, SG_NOTRANS, SG_NONUNIT, n, k, LU, lda, W, n, Xj, ldx};
       st = permute(ctx, prec, n, k, perm, false, Bj, ldb, W, n, rep);
-      if (st == SG_OK) st = sg_trsv(ctx, &pl, 0.0, rep);
-      if (st == SG_OK) st = sg_trsv(ctx, &pu, 0.0, rep);
+      if (st == SG_OK) st = tri(0, pl);
+      if (st == SG_OK) st = tri(1, pu);
     } else {  // A^T = U^T L^T P: U^T L^T (P X) = B
       const sg_trsv_problem pu = {prec, SG_UPPER, SG_TRANS, SG_NONUNIT, n, k, LU, lda, Bj, ldb, W, n};
       const sg_trsv_problem pl = {prec, SG_LOWER, SG_TRANS, SG_UNIT, n, k, LU, lda, W, n, W, n};
-      st = sg_trsv(ctx, &pu, 0.0, rep);
-      if (st == SG_OK) st = sg_trsv(ctx, &pl, 0.0, rep);
+      st = tri(2, pu);
+      if (st == SG_OK) st = tri(3, pl);
       if (st == SG_OK) st = permute(ctx, prec, n, k, perm, true, W, n, Xj, ldx, rep);
     }
     if (st != SG_OK) return st;
@@ -146,4 +150,74 @@ extern "C" sg_status sg_getrs_host(sg_ctx *ctx, sg_precision prec, sg_trans tran
   for (long long i = 0; i < n; i++)
     if (!sg_lu_perm_ok(perm[i], n)) return sg_lu_report_bad_perm(rep, i, perm[i], n);
   return sg_getrs_chunks(ctx, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, permute_host_fn, rep);
+}
+
+// ---- getrs plans (both twins: the backend is the context's)
+namespace {
+// the triangular plans of one op: L then U (NOTRANS) or U^T then L^T (TRANS), into tp[2 * trans ..]
+sg_status lu_tri_plans(sg_ctx *ctx, sg_getrs_plan p, sg_trans trans, sg_report *rep)
+{
+  const int       o  = trans == SG_TRANS ? 2 : 0;
+  sg_trsv_problem pl = {p->prec, SG_LOWER, trans, SG_UNIT, p->n, 1, p->LU, p->lda, nullptr, 0, nullptr, 0};
+  sg_trsv_problem pu = pl;
+  pu.uplo            = SG_UPPER;
+  pu.diag            = SG_NONUNIT;
+  sg_status st       = sg_trsv_plan_create(ctx, trans == SG_TRANS ? &pu : &pl, 0.0, &p->tp[o], rep);
+  if (st == SG_OK) st = sg_trsv_plan_create(ctx, trans == SG_TRANS ? &pl : &pu, 0.0, &p->tp[o + 1], rep);
+  if (st != SG_OK) {
+    sg_trsv_plan_destroy(&p->tp[o]);
+    sg_trsv_plan_destroy(&p->tp[o + 1]);
+  }
+  return st;
+}
+} // namespace
+
+extern "C" sg_status sg_getrs_plan_create(sg_ctx *ctx, sg_precision prec, long long n, const void *LU, long long lda, const int *perm, sg_getrs_plan *plan,
+                                          sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_report_clear(rep, SG_TRI_AUTO);
+  if (!plan) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_getrs_plan_create: the plan pointer is NULL");
+  *plan                    = nullptr;
+  const sg_backend backend = sg_ctx_backend(ctx);
+  sg_status        st      = sg_getrf_begin(ctx, backend, prec, n, (void *)LU, lda, perm, rep);
+  if (st != SG_OK) return st;
+  if (backend == SG_BACKEND_CUDA) st = sg_lu_perm_check_cuda(ctx, n, perm, rep);
+  else
+    for (long long i = 0; i < n && st == SG_OK; i++)
+      if (!sg_lu_perm_ok(perm[i], n)) st = sg_lu_report_bad_perm(rep, i, perm[i], n);
+  if (st != SG_OK) return st;
+  sg_getrs_plan p = new sg_getrs_plan_s{backend, prec, n, lda, LU, perm, {nullptr, nullptr, nullptr, nullptr}};
+  if ((st = lu_tri_plans(ctx, p, SG_NOTRANS, rep)) != SG_OK) {
+    sg_getrs_plan_destroy(&p);
+    return st;
+  }
+  *plan = p;
+  return SG_OK;
+}
+
+extern "C" sg_status sg_getrs_plan_solve(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans, long long nrhs, const void *B, long long ldb, void *X, long long ldx,
+                                         sg_report *rep)
+{
+  sg_report local;
+  if (!rep) rep = &local;
+  sg_report_clear(rep, SG_TRI_AUTO);
+  if (!plan) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_getrs_plan_solve: the plan is NULL (sg_getrs_plan_create makes one)");
+  if (ctx && ctx->backend != plan->backend)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "sg_getrs_plan_solve: the plan was made for the %s backend, the context is %s",
+                         plan->backend == SG_BACKEND_CUDA ? "cuda" : "host", ctx->backend == SG_BACKEND_CUDA ? "cuda" : "host");
+  sg_status st = sg_getrs_begin(ctx, plan->backend, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, rep);
+  if (st != SG_OK) return st;
+  if (trans == SG_TRANS && !plan->tp[2] && (st = lu_tri_plans(ctx, plan, SG_TRANS, rep)) != SG_OK) return st;
+  const sg_lu_permute_fn permute = plan->backend == SG_BACKEND_CUDA ? sg_lu_permute_cuda() : permute_host_fn;
+  return sg_getrs_chunks(ctx, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, permute, rep, plan->tp);
+}
+
+extern "C" void sg_getrs_plan_destroy(sg_getrs_plan *plan)
+{
+  if (!plan || !*plan) return;
+  for (sg_trsv_plan &t : (*plan)->tp) sg_trsv_plan_destroy(&t);
+  delete *plan;
+  *plan = nullptr;
 }

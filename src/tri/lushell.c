@@ -89,7 +89,8 @@ static PetscErrorCode SGLUShellDestroy(PC pc)
   Options Database Keys (with the prefix of `pc`, read by this call):
 + -pc_denselu_layout <gathered,local>  - overrides `layout`
 . -pc_denselu_pivot_tol <tol>          - breakdown when |U_ii| <= tol * max |a_ij| (default n * machine epsilon)
-- -pc_denselu_backend <auto,host,cuda> - where the factorization and the solves run
+. -pc_denselu_backend <auto,host,cuda> - where the factorization and the solves run
+- -pc_denselu_plan <bool>              - analyse the factors once at setup (default true; see `PCDENSELU`)
 
   Level: intermediate
 

@@ -81,5 +81,22 @@ SG_HD bool sg_lu_perm_ok(int p, long long n) { return p >= 0 && p < n; }
 // already checked.
 typedef sg_status (*sg_lu_permute_fn)(sg_ctx *ctx, sg_precision prec, long long n, long long k, const int *perm, bool scatter,
                                       const void *src, long long lds, void *dst, long long ldd, sg_report *rep);
+// With tp (a getrs plan's four triangular plans: L, U, U^T, L^T), the triangular solves are
+// sg_trsv_plan_solve() calls.
 sg_status sg_getrs_chunks(sg_ctx *ctx, sg_precision prec, sg_trans trans, long long n, long long nrhs, const void *LU, long long lda,
-                          const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_lu_permute_fn permute, sg_report *rep);
+                          const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_lu_permute_fn permute, sg_report *rep,
+                          sg_trsv_plan const *tp = nullptr);
+// The CUDA twin's row permutation (lu_cuda.cu; NULL without CUDA) and its perm check (a kernel
+// and a read-back: SG_ERR_ARG naming the first bad entry).
+sg_lu_permute_fn sg_lu_permute_cuda(void);
+sg_status        sg_lu_perm_check_cuda(sg_ctx *ctx, long long n, const int *perm, sg_report *rep);
+// A getrs plan: the factors it was made for and its triangular plans (tp[2], tp[3] made at the
+// first SG_TRANS solve).
+struct sg_getrs_plan_s {
+  sg_backend   backend;
+  sg_precision prec;
+  long long    n, lda;
+  const void  *LU;
+  const int   *perm;
+  sg_trsv_plan tp[4];
+};

@@ -105,6 +105,17 @@ template <class T> static void run_lu(long long n, int kind, std::mt19937_64 &rn
     printf("%s cuda getrf %-6s %-13s n=%lld ||PA-LU||/||A||=%.2e\n", ok ? "ok  " : "FAIL", pname<T>(), kKind[kind], n, fd);
   }
 #endif
+  // getrs plans of the same factors (host, and --cuda device): every solve below is repeated through them
+  sg_getrs_plan hplan = nullptr;
+  st                  = sg_getrs_plan_create(g_hctx, prec<T>(), n, LU.data(), lda, perm.data(), &hplan, &rep);
+  CHECK(st == SG_OK && hplan, "host getrs plan %s n=%lld: %s (%s)", pname<T>(), n, sg_status_string(st), rep.msg);
+#ifdef SG_HAVE_CUDA
+  sg_getrs_plan cplan = nullptr;
+  if (g_cuda) {
+    st = sg_getrs_plan_create(g_cctx, prec<T>(), n, dLU->p, lda, dperm->p, &cplan, &rep);
+    CHECK(st == SG_OK && cplan, "cuda getrs plan %s n=%lld: %s (%s)", pname<T>(), n, sg_status_string(st), rep.msg);
+  }
+#endif
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (sg_trans tr : {SG_NOTRANS, SG_TRANS})
     for (long long nrhs : {1ll, 20ll})
@@ -127,6 +138,12 @@ template <class T> static void run_lu(long long n, int kind, std::mt19937_64 &rn
         snprintf(tag, sizeof tag, "getrs %-6s %-13s %s n=%lld nrhs=%lld%s", pname<T>(), kKind[kind], tr == SG_NOTRANS ? "N" : "T", n, nrhs, alias ? " X=B" : "");
         CHECK(ok, "host %s: %s (%s) err %.3g (tol %.0e) gaps %d", tag, sg_status_string(st), rep.msg, eh, tol, (int)gaps);
         printf("%s host %s err=%.2e\n", ok ? "ok  " : "FAIL", tag, eh);
+        if (hplan) {  // the plan: the same solution bit for bit (same BLAS calls)
+          std::vector<T> B2 = B0, X2 = X0;
+          st = sg_getrs_plan_solve(g_hctx, hplan, tr, nrhs, alias ? X2.data() : B2.data(), ldb, X2.data(), lx, &rep);
+          const bool same = st == SG_OK && same_bits(X2, X) && same_bits(B2, B0);
+          CHECK(same, "host plan %s: %s (%s), same as sg_getrs %d", tag, sg_status_string(st), rep.msg, (int)same_bits(X2, X));
+        }
 #ifdef SG_HAVE_CUDA
         if (!g_cuda) continue;
         Dev<T> dB(B0), dX(X0);
@@ -137,8 +154,69 @@ template <class T> static void run_lu(long long n, int kind, std::mt19937_64 &rn
         ok = st == SG_OK && ed <= tol && edh <= 2 * tol && same_bits(dB.get(), B0);
         CHECK(ok, "cuda %s: %s (%s) err %.3g vs host %.3g", tag, sg_status_string(st), drep.msg, ed, edh);
         printf("%s cuda %s err=%.2e vs-host=%.2e\n", ok ? "ok  " : "FAIL", tag, ed, edh);
+        if (cplan) {  // the plan's solve (other kernels where the plan holds inverted blocks): the same tolerances
+          Dev<T> pB(B0), pX(X0);
+          st = sg_getrs_plan_solve(g_cctx, cplan, tr, nrhs, alias ? pX.p : pB.p, ldb, pX.p, lx, &drep);
+          const std::vector<T> xp = pX.get();
+          const double ep = col_err(n, nrhs, xp.data(), lx, R.data(), n), eph = col_err(n, nrhs, xp.data(), lx, X.data(), lx);
+          ok = st == SG_OK && ep <= tol && eph <= 2 * tol && same_bits(pB.get(), B0);
+          CHECK(ok, "cuda plan %s: %s (%s) err %.3g vs host %.3g", tag, sg_status_string(st), drep.msg, ep, eph);
+          printf("%s cuda plan %s err=%.2e vs-host=%.2e\n", ok ? "ok  " : "FAIL", tag, ep, eph);
+        }
 #endif
       }
+  sg_getrs_plan_destroy(&hplan);
+#ifdef SG_HAVE_CUDA
+  sg_getrs_plan_destroy(&cplan);
+#endif
+}
+
+// getrs plans of bad input: a bad perm entry (no plan), a NULL plan, a context of the other backend
+template <class T> static void plan_errors()
+{
+  const long long n = 9, lda = 9;
+  std::vector<T>   LU((size_t)(n * lda), (T)0);
+  std::vector<int> perm((size_t)n);
+  for (long long i = 0; i < n; i++) LU[i + i * lda] = (T)2, perm[i] = (int)(n - 1 - i);
+  std::vector<T> B((size_t)n, (T)1), X((size_t)n, (T)0);
+  for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
+    sg_ctx     *ctx = dev ? g_cctx : g_hctx;
+    const char *who = dev ? "cuda" : "host";
+    std::vector<int> bad = perm;
+    bad[4]               = 12;
+#ifdef SG_HAVE_CUDA
+    std::unique_ptr<Dev<T>>   dLU, dB, dX;
+    std::unique_ptr<Dev<int>> dperm, dbad;
+    if (dev) dLU.reset(new Dev<T>(LU)), dB.reset(new Dev<T>(B)), dX.reset(new Dev<T>(X)), dperm.reset(new Dev<int>(perm)), dbad.reset(new Dev<int>(bad));
+    const T   *pLU = dev ? dLU->p : LU.data(), *pB = dev ? dB->p : B.data();
+    T         *pX  = dev ? dX->p : X.data();
+    const int *pp = dev ? dperm->p : perm.data(), *pbad = dev ? dbad->p : bad.data();
+#else
+    const T   *pLU = LU.data(), *pB = B.data();
+    T         *pX  = X.data();
+    const int *pp = perm.data(), *pbad = bad.data();
+#endif
+    sg_getrs_plan pl = nullptr;
+    sg_report     rep;
+    sg_status     st = sg_getrs_plan_create(ctx, prec<T>(), n, pLU, lda, pbad, &pl, &rep);
+    CHECK(st == SG_ERR_ARG && !pl && rep.row == 4, "%s %s getrs plan with perm[4] = 12: %s row %lld (%s)", who, pname<T>(), sg_status_string(st), rep.row, rep.msg);
+    printf("%s %s %-6s getrs plan, bad perm -> %s: %s\n", st == SG_ERR_ARG ? "ok  " : "FAIL", who, pname<T>(), sg_status_string(st), rep.msg);
+    st = sg_getrs_plan_create(ctx, prec<T>(), n, pLU, lda, pp, &pl, &rep);
+    CHECK(st == SG_OK && pl, "%s %s getrs plan: %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
+    st = sg_getrs_plan_solve(ctx, pl, SG_TRANS, 1, pB, n, pX, n, &rep);
+    CHECK(st == SG_OK, "%s %s getrs plan solve (T): %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
+    st = sg_getrs_plan_solve(ctx, nullptr, SG_NOTRANS, 1, pB, n, pX, n, &rep);
+    CHECK(st == SG_ERR_ARG, "%s %s getrs solve with a NULL plan: %s", who, pname<T>(), sg_status_string(st));
+    st = sg_getrs_plan_solve(ctx, pl, SG_NOTRANS, 2, pB, n - 1, pX, n, &rep);
+    CHECK(st == SG_ERR_ARG, "%s %s getrs plan solve with ldb < n: %s", who, pname<T>(), sg_status_string(st));
+    if (g_cuda) {
+      st = sg_getrs_plan_solve(dev ? g_hctx : g_cctx, pl, SG_NOTRANS, 1, pB, n, pX, n, &rep);
+      CHECK(st == SG_ERR_ARG && strstr(rep.msg, "backend"), "%s %s getrs plan solve on the other backend: %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
+    }
+    sg_getrs_plan_destroy(&pl);
+    CHECK(!pl, "%s getrs plan destroy", who);
+    sg_getrs_plan_destroy(nullptr);
+  }
 }
 
 // getrf breakdowns on the host (and --cuda the device): status, row; A untouched for NaN/Inf
@@ -248,5 +326,7 @@ int main(int argc, char **argv)
     }
   bad_inputs<double>();
   bad_inputs<float>();
+  plan_errors<double>();
+  plan_errors<float>();
   return tri_test_finish("test_lu", quick);
 }

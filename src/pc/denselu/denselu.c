@@ -35,6 +35,7 @@ PetscErrorCode SGLUCreate(PC pc, SGLU **tp)
   t->layout  = PC_DENSELU_GATHERED;
   t->pivtol  = -1.0;
   t->backend = SG_LU_BACKEND_AUTO;
+  t->useplan = PETSC_TRUE;
   *tp        = t;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -43,6 +44,9 @@ PetscErrorCode SGLUCreate(PC pc, SGLU **tp)
 static PetscErrorCode SGLUFreeFactors(SGLU *t)
 {
   PetscFunctionBegin;
+  sg_getrs_plan_destroy(&t->plan); /* (before the factors it refers to) */
+  t->plan_lu = NULL;
+  t->tplan   = 0;
   PetscCall(MatDestroy(&t->F));
   if (t->perm && t->dev) {
 #if SG_LU_HAVE_CUDA
@@ -91,6 +95,7 @@ PetscErrorCode SGLUSetFromOptions(SGLU *t, PetscOptionItems PetscOptionsObject, 
   PetscCall(PetscOptionsReal("-pc_denselu_pivot_tol", "Breakdown when |U_ii| <= tol * max|a_ij| (< 0: default n * machine epsilon; 0: exactly zero pivots only)", manpage, t->pivtol, &t->pivtol, NULL));
   PetscCall(PetscOptionsEList("-pc_denselu_backend", "Where the factorization and the solves run (auto: CUDA when the operator's vectors are CUDA vectors, e.g. aijcusparse)", manpage, SGLUBackends, 3, SGLUBackends[t->backend], &ib, NULL));
   t->backend = (SGLUBackend)ib;
+  PetscCall(PetscOptionsBool("-pc_denselu_plan", "Analyse the factors once at setup (StructGPU triangular plans: perm checked, diagonal blocks inverted), so that each apply runs only the permutation and the two triangular solves", manpage, t->useplan, &t->useplan, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -180,7 +185,7 @@ PetscErrorCode SGLUSetUp(SGLU *t, Mat A)
   PetscCall(SGScalarPrecision(&t->prec));
   PetscCall(PetscObjectGetId((PetscObject)A, &id));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (t->Aid && id == t->Aid && state == t->Astate && t->layout == t->xlayout && t->pivtol == t->xpivtol && t->backend == t->xbackend) PetscFunctionReturn(PETSC_SUCCESS);
+  if (t->Aid && id == t->Aid && state == t->Astate && t->layout == t->xlayout && t->pivtol == t->xpivtol && t->backend == t->xbackend && t->useplan == t->xuseplan) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(MatGetSize(A, &M, &Nc));
@@ -244,6 +249,15 @@ PetscErrorCode SGLUSetUp(SGLU *t, Mat A)
     t->tfactor = t1 - t0;
     if (dev) PetscCall(PetscLogGpuFlops(2.0 / 3.0 * (PetscLogDouble)t->nf * t->nf * t->nf));
     else PetscCall(PetscLogFlops(2.0 / 3.0 * (PetscLogDouble)t->nf * t->nf * t->nf));
+    if (st == SG_OK && t->useplan) { /* the analysis of the factors, part of the factorization event */
+      PetscCall(PetscTime(&t0));
+      if (dev) PetscCall(PetscLogGpuTimeBegin());
+      st = sg_getrs_plan_create(ctx, t->prec, t->nf, a, lda, t->perm, &t->plan, &rep);
+      if (dev) PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(PetscTime(&t1));
+      t->tplan   = t1 - t0;
+      t->plan_lu = st == SG_OK ? (const void *)a : NULL;
+    }
     PetscCall(PetscLogEventEnd(SG_LU_Factor, A, 0, 0, 0));
     PetscCall(MatDenseRestoreArrayAndMemType(t->F, &a));
   }
@@ -256,7 +270,9 @@ PetscErrorCode SGLUSetUp(SGLU *t, Mat A)
   t->xlayout  = t->layout;
   t->xpivtol  = t->pivtol;
   t->xbackend = t->backend;
+  t->xuseplan = t->useplan;
   t->nfactor++;
+  if (t->plan) PetscCall(PetscInfo(t->pc, "%s: factors analysed for the triangular solves (sg_getrs_plan) in %g s\n", t->name, (double)t->tplan));
   if (t->layout == PC_DENSELU_GATHERED) PetscCall(PetscInfo(t->pc, "%s: gathered layout, operator of order %" PetscInt_FMT " factored on rank 0 by the %s backend in %g s\n", t->name, M, dev ? "cuda" : "host", (double)t->tfactor));
   else PetscCall(PetscInfo(t->pc, "%s: local layout, diagonal block of order %" PetscInt_FMT " (of %" PetscInt_FMT ") factored by the %s backend in %g s\n", t->name, m, M, dev ? "cuda" : "host", (double)t->tfactor));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -276,7 +292,8 @@ static PetscErrorCode SGLUSolveArrays(SGLU *t, PetscBool transpose, PetscInt nrh
   PetscCall(MatDenseGetArrayReadAndMemType(t->F, &lu, &mt));
   PetscCheck(PetscMemTypeDevice(mt) == t->dev, PETSC_COMM_SELF, PETSC_ERR_GPU, "%s: the LU factors moved out of the backend's memory", t->name);
   if (t->dev) PetscCall(PetscLogGpuTimeBegin());
-  *st = sg_getrs(ctx, t->prec, transpose ? SG_TRANS : SG_NOTRANS, t->nf, nrhs, lu, lda, t->perm, b, ldb, x, ldx, rep);
+  if (t->plan && (const void *)lu == t->plan_lu) *st = sg_getrs_plan_solve(ctx, t->plan, transpose ? SG_TRANS : SG_NOTRANS, nrhs, b, ldb, x, ldx, rep);
+  else *st = sg_getrs(ctx, t->prec, transpose ? SG_TRANS : SG_NOTRANS, t->nf, nrhs, lu, lda, t->perm, b, ldb, x, ldx, rep);
   if (t->dev) PetscCall(PetscLogGpuTimeEnd());
   if (t->dev) PetscCall(PetscLogGpuFlops(2.0 * nrhs * (PetscLogDouble)t->nf * t->nf));
   else PetscCall(PetscLogFlops(2.0 * nrhs * (PetscLogDouble)t->nf * t->nf));
@@ -493,6 +510,8 @@ PetscErrorCode SGLUView(SGLU *t, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend requested %s, backend used: %s\n", SGLUBackends[t->backend], t->dev ? "cuda (cuSOLVER getrf, StructGPU trsv kernels)" : "host (LAPACK getrf, StructGPU trsv host twins)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator order %" PetscInt_FMT ", precision %s, factorizations %" PetscInt_FMT ", right-hand sides solved %" PetscInt_FMT "\n", t->N, t->prec == SG_REAL64 ? "double" : "single", t->nfactor, t->napply));
+  if (t->useplan) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves with plans: factors analysed once at setup (perm checked, diagonal blocks inverted%s)\n", t->nf ? "" : " on the ranks that factor"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves without plans (-pc_denselu_plan 0): each apply checks perm and inverts the diagonal blocks\n"));
   if (t->layout == PC_DENSELU_GATHERED) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  factored on rank 0: n = %" PetscInt_FMT ", dense LU factors (%.1f MB) in %s memory, factorization time %.3g s\n", t->nf, mb, where, (double)t->tfactor));
   } else {
@@ -664,8 +683,11 @@ PetscErrorCode PCDenseLUGetLayout(PC pc, PCDenseLULayout *layout)
 +  -pc_denselu_layout <gathered,local>  - `PC_DENSELU_GATHERED`: the whole operator on rank 0 (exact solve);
                                           `PC_DENSELU_LOCAL`: each rank's diagonal block (block Jacobi), see `PCDenseLULayout`
 .  -pc_denselu_pivot_tol <tol>          - breakdown when |U_ii| <= tol * max |a_ij| (default n * machine epsilon; 0: exactly zero pivots only)
--  -pc_denselu_backend <auto,host,cuda> - where the factorization and the solves run (auto: CUDA when the operator's vector type is a
+.  -pc_denselu_backend <auto,host,cuda> - where the factorization and the solves run (auto: CUDA when the operator's vector type is a
                                           CUDA type, e.g. -mat_type aijcusparse, -dm_mat_type aijcusparse, or a `MATDENSECUDA` operator)
+-  -pc_denselu_plan <bool>              - analyse the factors once at `PCSetUp()` (default true): the row permutation is checked and
+                                          the 32 x 32 diagonal blocks of L and U are inverted there (`sg_getrs_plan_create()`), so
+                                          that each `PCApply()` runs only the permutation and the two triangular solves
 
    Level: intermediate
 

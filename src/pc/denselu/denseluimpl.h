@@ -24,6 +24,7 @@ typedef struct {
   PCDenseLULayout layout;
   PetscReal       pivtol; /* < 0: kernel default n * eps, relative to max |a_ij| */
   SGLUBackend     backend;
+  PetscBool       useplan; /* analyse the factors once (sg_getrs_plan) */
 
   /* the factored operator (referenced) and what it was factored with */
   Mat              A;
@@ -32,10 +33,14 @@ typedef struct {
   PCDenseLULayout  xlayout;
   PetscReal        xpivtol;
   SGLUBackend      xbackend;
+  PetscBool        xuseplan;
   PetscInt         N, nloc, rstart; /* operator order, local rows, first local row */
   PetscInt         nf;              /* order factored on this rank (gathered: N on rank 0, else 0) */
   Mat              F;               /* nf x nf LU factors in place (MATSEQDENSE or MATSEQDENSECUDA); NULL if nf == 0 */
   int             *perm;            /* nf row permutation, in the backend's memory */
+  sg_getrs_plan    plan;            /* the factors analysed (-pc_denselu_plan), or NULL */
+  const void      *plan_lu;         /* the factors' array it was made for */
+  PetscLogDouble   tplan;           /* seconds of sg_getrs_plan_create */
   PetscBool        dev;             /* factors and kernels on the CUDA backend */
 
   /* gathered layout: b (row layout of A) -> w on rank 0; w follows the memory of the vectors */

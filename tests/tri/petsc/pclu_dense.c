@@ -195,8 +195,8 @@ int main(int argc, char **argv)
           PetscCall(CheckKSP(ksp, b, l == PC_DENSELU_GATHERED ? yg : yl, l == PC_DENSELU_GATHERED ? ygt : ylt, what, N, lay));
           if (is == 0 && lay == 0) { /* the view, once per variant */
             char        ord[64], nloc0[64], fac[64];
-            const char *lines_g[] = {"layout gathered", "pivot tolerance default", "backend requested auto", used, ord, fac, mem, "factorizations 1", "right-hand sides solved 2", "used in place", NULL};
-            const char *lines_l[] = {"layout local", "pivot tolerance default", "backend requested auto", used, ord, nloc0, mem, "factorizations 1", "right-hand sides solved 2", "used in place", NULL};
+            const char *lines_g[] = {"layout gathered", "pivot tolerance default", "backend requested auto", used, ord, fac, mem, "factorizations 1", "right-hand sides solved 2", "used in place", "triangular solves with plans", NULL};
+            const char *lines_l[] = {"layout local", "pivot tolerance default", "backend requested auto", used, ord, nloc0, mem, "factorizations 1", "right-hand sides solved 2", "used in place", "triangular solves with plans", NULL};
             const char *reject[]  = {"copied between host and device", NULL};
             PetscInt    n0        = 0;
             PC          pc;
@@ -218,6 +218,19 @@ int main(int argc, char **argv)
       PetscCall(NewKSP(Ap, PC_DENSELU_GATHERED, PETSC_FALSE, NULL, &ksp));
       PetscCall(CheckKSP(ksp, b, yp, ypt, "PCDENSELU gathered, rows swapped (pivoting)", N, lay));
       PetscCall(KSPDestroy(&ksp));
+      /* the same without plans (-pc_denselu_plan 0: sg_getrs per apply) */
+      PetscCall(PetscOptionsSetValue(NULL, "-np_pc_denselu_plan", "0"));
+      PetscCall(NewKSP(Ap, PC_DENSELU_GATHERED, PETSC_TRUE, "np_", &ksp));
+      PetscCall(CheckKSP(ksp, b, yp, ypt, "PCShellSetDenseLU gathered, rows swapped, no plans", N, lay));
+      if (is == 0 && lay == 0) {
+        const char *lines[] = {"triangular solves without plans", NULL}, *reject[] = {"triangular solves with plans", NULL};
+        PC          pc;
+
+        PetscCall(KSPGetPC(ksp, &pc));
+        PetscCall(DLCheckView(pc, lines, reject, "PCShellSetDenseLU -pc_denselu_plan 0"));
+      }
+      PetscCall(KSPDestroy(&ksp));
+      PetscCall(PetscOptionsClearValue(NULL, "-np_pc_denselu_plan"));
 
       PetscCall(VecDestroy(&b));
       PetscCall(VecDestroy(&yg));
