@@ -19,6 +19,7 @@ batched panel as text. Files of different families cannot be mixed in one plot.
 """
 import argparse
 import json
+import lzma
 import math
 import os
 import sys
@@ -28,7 +29,7 @@ def load(paths):
     runs = []
     for p in paths:
         try:
-            with open(p) as f:
+            with (lzma.open(p, "rt") if p.endswith(".xz") else open(p)) as f:  # (older results are stored xz-compressed)
                 runs.append((p, json.load(f)))
         except (OSError, ValueError) as e:
             sys.exit(f"plot.py: cannot read {p}: {e}")
