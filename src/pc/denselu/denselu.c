@@ -217,7 +217,19 @@ PetscErrorCode SGLUSetUp(SGLU *t, Mat A)
   PetscCall(MatCreateSubMatrices(A, 1, &is, &is, MAT_INITIAL_MATRIX, &sub));
   PetscCall(ISDestroy(&is));
   if (t->nf) {
-    PetscCall(MatConvert(sub[0], MATSEQDENSE, MAT_INITIAL_MATRIX, &t->F));
+    /* leading dimension padded to 16 bytes: the triangular solve kernels copy 32 x 32 tiles of the
+       factors with the tensor memory accelerator only when every column starts 16-byte aligned */
+    const PetscInt ld = (t->nf + 16 / (PetscInt)sizeof(PetscScalar) - 1) / (16 / (PetscInt)sizeof(PetscScalar)) * (16 / (PetscInt)sizeof(PetscScalar));
+    Mat            D;
+
+    PetscCall(MatConvert(sub[0], MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &t->F));
+    PetscCall(MatSetSizes(t->F, t->nf, t->nf, t->nf, t->nf));
+    PetscCall(MatSetType(t->F, MATSEQDENSE));
+    PetscCall(MatDenseSetLDA(t->F, ld));
+    PetscCall(MatSetUp(t->F));
+    PetscCall(MatCopy(D, t->F, SAME_NONZERO_PATTERN));
+    PetscCall(MatDestroy(&D));
     if (dev) PetscCall(MatConvert(t->F, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &t->F));
   }
   PetscCall(MatDestroySubMatrices(1, &sub));
