@@ -655,48 +655,47 @@ template <class T> void run_dense(const char *family, long long n, long long k, 
       set_time(r, t);
       recs.push_back(r);
     }
-    // --- ours: poisoned output, check against the reference, then timed (B pool -> X pool)
-    {
-      Rec r = base;
-      r.kind = "ours", r.solver = "ours:sg_trsv_cuda";
-      sg_report rep;
-      memset(&rep, 0, sizeof rep);
-      auto ours = [&](const T *A0, const T *b, T *x) {
-        sg_trsv_problem P;
-        P.prec = prec_of<T>(), P.uplo = V.uplo, P.trans = V.trans, P.diag = SG_NONUNIT, P.n = n, P.nrhs = k;
-        P.A = A0, P.lda = lda, P.B = b, P.ldb = n, P.X = x, P.ldx = n;
-        return sg_err(sg_trsv_cuda(g_ctx, &P, 0.0, &rep), rep);
-      };
-      std::string e;
-      if (!CK(cudaMemsetAsync(dXv.p, 0xFF, slot_b, g_stream))) e = "poison failed";  // NaN in both precisions
-      if (e.empty()) e = ours(A, B, dXv.as<T>());
+    // --- ours, through either entry point: poisoned output, check against the reference, then
+    // timed (B pool -> X pool); call(c, b, x) solves with copy c of A
+    auto run_ours = [&](Rec &r, std::string e, auto call) {
+      if (e.empty() && !CK(cudaMemsetAsync(dXv.p, 0xFF, slot_b, g_stream))) e = "poison failed";  // NaN in both precisions
+      if (e.empty()) e = call(0, B, dXv.as<T>());
       if (e.empty() && !CK(cudaStreamSynchronize(g_stream))) e = "CUDA error after the solve";
       if (!e.empty()) {
         r.status = "error", r.note = e;
         probe_device();
-      } else {
-        Check c = check_single<T>(V.uplo, V.trans, n, A, lda, dXv.as<T>(), n, B, n, k, dy.as<double>(), day.as<double>());
-        double rel = have_ref && to_host(hx, dXv.as<T>(), slot) ? rel_diff(hx, href, seg_off, seg_len) : NAN;
-        set_check(r, c, rel, W);
-        if (!have_ref) r.note = NO_REF;
-        Timed t = timed_deferred([&] { return time_calls(no_restore, [&](long long i) { return ours(A + (i % copies) * astride, B + (i % nx) * slot, X + (i % nx) * slot); }); });
-        set_time(r, t);
-        for (const Rec &c2 : recs)
-          if (std::isfinite(c2.us) && std::isfinite(r.us)) (c2.solver == "cublas:trsv" ? r.spd_trsv : r.spd_trsm) = c2.us / r.us;
+        return;
       }
+      Check c = check_single<T>(V.uplo, V.trans, n, A, lda, dXv.as<T>(), n, B, n, k, dy.as<double>(), day.as<double>());
+      double rel = have_ref && to_host(hx, dXv.as<T>(), slot) ? rel_diff(hx, href, seg_off, seg_len) : NAN;
+      set_check(r, c, rel, W);
+      if (!have_ref) r.note = NO_REF;
+      Timed t = timed_deferred([&] { return time_calls(no_restore, [&](long long i) { return call(i % copies, B + (i % nx) * slot, X + (i % nx) * slot); }); });
+      set_time(r, t);
+      for (const Rec &c2 : recs)
+        if (std::isfinite(c2.us) && std::isfinite(r.us) && c2.kind == "cublas") (c2.solver == "cublas:trsv" ? r.spd_trsv : r.spd_trsm) = c2.us / r.us;
+    };
+    sg_report rep;
+    memset(&rep, 0, sizeof rep);
+    {
+      Rec r = base;
+      r.kind = "ours", r.solver = "ours:sg_trsv_cuda";
+      run_ours(r, std::string(), [&](long long c, const T *b, T *x) {
+        sg_trsv_problem P;
+        P.prec = prec_of<T>(), P.uplo = V.uplo, P.trans = V.trans, P.diag = SG_NONUNIT, P.n = n, P.nrhs = k;
+        P.A = A + c * astride, P.lda = lda, P.B = b, P.ldb = n, P.X = x, P.ldx = n;
+        return sg_err(sg_trsv_cuda(g_ctx, &P, 0.0, &rep), rep);
+      });
       recs.push_back(r);
     }
     // --- ours with a plan per matrix copy (sg_trsv_plan_create: pivots checked and, where the
-    // cluster + helpers kernel runs, the diagonal blocks inverted once), then the plan's solves
+    // cluster kernels run, the diagonal blocks inverted once), then the plan's solves
     if (one) {
       Rec r = base;
       r.kind = "ours-plan", r.solver = "ours:sg_trsv_plan_solve";
-      sg_report rep;
-      memset(&rep, 0, sizeof rep);
       std::vector<sg_trsv_plan> plans((size_t)copies, nullptr);
       std::string e;
-      cudaEvent_t c0 = g_ev0, c1 = g_ev1;
-      if (!CK(cudaEventRecord(c0, g_stream))) e = "event record failed";
+      if (!CK(cudaEventRecord(g_ev0, g_stream))) e = "event record failed";
       for (long long c = 0; c < copies && e.empty(); c++) {
         sg_trsv_problem P;
         memset(&P, 0, sizeof P);
@@ -705,26 +704,10 @@ template <class T> void run_dense(const char *family, long long n, long long k, 
         e = sg_err(sg_trsv_plan_create(g_ctx, &P, 0.0, &plans[(size_t)c], &rep), rep);
       }
       float ms = 0;
-      if (e.empty() && (!CK(cudaEventRecord(c1, g_stream)) || !CK(cudaEventSynchronize(c1)) || !CK(cudaEventElapsedTime(&ms, c0, c1)))) e = "event timing failed";
+      if (e.empty() && (!CK(cudaEventRecord(g_ev1, g_stream)) || !CK(cudaEventSynchronize(g_ev1)) || !CK(cudaEventElapsedTime(&ms, g_ev0, g_ev1)))) e = "event timing failed";
       if (e.empty()) r.plan_us = 1e3 * ms / (double)copies;
-      auto planned = [&](long long c, const T *b, T *x) { return sg_err(sg_trsv_plan_solve(g_ctx, plans[(size_t)c], 1, b, n, x, n, &rep), rep); };
-      if (e.empty() && !CK(cudaMemsetAsync(dXv.p, 0xFF, slot_b, g_stream))) e = "poison failed";
-      if (e.empty()) e = planned(0, B, dXv.as<T>());
-      if (e.empty() && !CK(cudaStreamSynchronize(g_stream))) e = "CUDA error after the solve";
-      if (!e.empty()) {
-        r.status = "error", r.note = e;
-        probe_device();
-      } else {
-        Check c = check_single<T>(V.uplo, V.trans, n, A, lda, dXv.as<T>(), n, B, n, k, dy.as<double>(), day.as<double>());
-        double rel = have_ref && to_host(hx, dXv.as<T>(), slot) ? rel_diff(hx, href, seg_off, seg_len) : NAN;
-        set_check(r, c, rel, W);
-        if (!have_ref) r.note = NO_REF;
-        Timed t = timed_deferred([&] { return time_calls(no_restore, [&](long long i) { return planned(i % copies, B + (i % nx) * slot, X + (i % nx) * slot); }); });
-        set_time(r, t);
-        r.note += fmt("%splan create %.1f us per matrix", r.note.empty() ? "" : "; ", r.plan_us);
-        for (const Rec &c2 : recs)
-          if (std::isfinite(c2.us) && std::isfinite(r.us) && c2.kind == "cublas") (c2.solver == "cublas:trsv" ? r.spd_trsv : r.spd_trsm) = c2.us / r.us;
-      }
+      run_ours(r, e, [&](long long c, const T *b, T *x) { return sg_err(sg_trsv_plan_solve(g_ctx, plans[(size_t)c], 1, b, n, x, n, &rep), rep); });
+      if (r.status != "error") r.note += fmt("%splan create %.1f us per matrix", r.note.empty() ? "" : "; ", r.plan_us);
       for (sg_trsv_plan &pl : plans) sg_trsv_plan_destroy(&pl);
       recs.push_back(r);
     }
@@ -1110,30 +1093,25 @@ void print_summary()
     printf("\n");
   };
   if (O.single) {
-    header("single trsv, nrhs=1: ours/cublas-trsv %, speedup vs trsv; [speedup vs trsm with one column]", O.vars);
-    for (auto &p : precs)
-      for (long long n : O.ns) {
-        printf("%-4s %-7lld", p.c_str(), n);
-        for (int v : O.vars) {
-          const Rec *o = find("single", p, VARS[v].name, n, 1, "ours:sg_trsv_cuda");
-          const Rec *c = find("single", p, VARS[v].name, n, 1, "cublas:trsv");
-          std::string s = cell(o, c, o ? o->spd_trsv : NAN, 0) + (o && std::isfinite(o->spd_trsm) ? fmt(" [%.2fx]", o->spd_trsm) : "");
-          printf(" | %-25s", s.c_str());
+    // one table per solver of ours: cells "ours% / cublas-trsv% speedup" and a suffix of the record
+    auto table = [&](const char *what, const char *solver, std::string (*suffix)(const Rec *)) {
+      header(what, O.vars);
+      for (auto &p : precs)
+        for (long long n : O.ns) {
+          printf("%-4s %-7lld", p.c_str(), n);
+          for (int v : O.vars) {
+            const Rec *o = find("single", p, VARS[v].name, n, 1, solver);
+            const Rec *c = find("single", p, VARS[v].name, n, 1, "cublas:trsv");
+            std::string s = cell(o, c, o ? o->spd_trsv : NAN, 0) + (o ? suffix(o) : std::string());
+            printf(" | %-25s", s.c_str());
+          }
+          printf("\n");
         }
-        printf("\n");
-      }
-    header("single trsv with a plan (sg_trsv_plan_solve; create once per matrix, its time in brackets): ours/cublas-trsv %, speedup vs trsv", O.vars);
-    for (auto &p : precs)
-      for (long long n : O.ns) {
-        printf("%-4s %-7lld", p.c_str(), n);
-        for (int v : O.vars) {
-          const Rec *o = find("single", p, VARS[v].name, n, 1, "ours:sg_trsv_plan_solve");
-          const Rec *c = find("single", p, VARS[v].name, n, 1, "cublas:trsv");
-          std::string s = cell(o, c, o ? o->spd_trsv : NAN, 0) + (o && std::isfinite(o->plan_us) ? fmt(" [%.0fus]", o->plan_us) : "");
-          printf(" | %-25s", s.c_str());
-        }
-        printf("\n");
-      }
+    };
+    table("single trsv, nrhs=1: ours/cublas-trsv %, speedup vs trsv; [speedup vs trsm with one column]", "ours:sg_trsv_cuda",
+          [](const Rec *o) { return std::isfinite(o->spd_trsm) ? fmt(" [%.2fx]", o->spd_trsm) : std::string(); });
+    table("single trsv with a plan (sg_trsv_plan_solve; create once per matrix, its time in brackets): ours/cublas-trsv %, speedup vs trsv",
+          "ours:sg_trsv_plan_solve", [](const Rec *o) { return std::isfinite(o->plan_us) ? fmt(" [%.0fus]", o->plan_us) : std::string(); });
   }
   if (O.nrhs) {
     printf("multiple rhs: ours/cublas-trsm %%, speedup vs trsm with the same columns\n%-4s %-7s %-3s", "prec", "n", "k");

@@ -103,19 +103,28 @@ sg_status check_dev_ptrs(sg_backend backend, int k, const void *const *p, const 
 size_t word_size(sg_precision p) { return p == SG_REAL64 ? sizeof(double) : sizeof(float); }
 } // namespace
 
+namespace {
+// the matrix part of a problem descriptor: the descriptor itself, the enums, n, lda
+sg_status check_matrix(const sg_trsv_problem *P, sg_report *rep)
+{
+  if (!P) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the problem descriptor is NULL");
+  sg_status st = check_enums(P->prec, P->uplo, P->trans, P->diag, rep);
+  if (st != SG_OK) return st;
+  if (P->n < 1 || P->n > SG_TRSV_MAX_N)
+    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "order n = %lld, must be in 1..%lld", P->n, (long long)SG_TRSV_MAX_N);
+  return check_ld("lda", P->lda, P->n, P->n, rep);
+}
+} // namespace
+
 sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_report *rep)
 {
   sg_report_clear(rep, SG_TRI_AUTO);
   sg_status st = check_ctx(ctx, backend, "sg_trsv", rep);
   if (st != SG_OK) return st;
-  if (!P) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the problem descriptor is NULL");
-  if ((st = check_enums(P->prec, P->uplo, P->trans, P->diag, rep)) != SG_OK) return st;
-  if (P->n < 1 || P->n > SG_TRSV_MAX_N)
-    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "order n = %lld, must be in 1..%lld", P->n, (long long)SG_TRSV_MAX_N);
+  if ((st = check_matrix(P, rep)) != SG_OK) return st;
   if (P->nrhs < 1 || P->nrhs > SG_TRSV_MAX_NRHS)
     return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "nrhs = %lld right-hand sides, must be in 1..%d (solve larger blocks in chunks)", P->nrhs,
                          SG_TRSV_MAX_NRHS);
-  if ((st = check_ld("lda", P->lda, P->n, P->n, rep)) != SG_OK) return st;
   if (P->nrhs > 1 && ((st = check_ld("ldb", P->ldb, P->n, P->nrhs, rep)) != SG_OK || (st = check_ld("ldx", P->ldx, P->n, P->nrhs, rep)) != SG_OK))
     return st;
   if (!P->A || !P->B || !P->X)
@@ -133,11 +142,7 @@ sg_status sg_trsv_plan_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_prob
   *plan        = nullptr;
   sg_status st = check_ctx(ctx, backend, "sg_trsv_plan_create", rep);
   if (st != SG_OK) return st;
-  if (!P) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "the problem descriptor is NULL");
-  if ((st = check_enums(P->prec, P->uplo, P->trans, P->diag, rep)) != SG_OK) return st;
-  if (P->n < 1 || P->n > SG_TRSV_MAX_N)
-    return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "order n = %lld, must be in 1..%lld", P->n, (long long)SG_TRSV_MAX_N);
-  if ((st = check_ld("lda", P->lda, P->n, P->n, rep)) != SG_OK) return st;
+  if ((st = check_matrix(P, rep)) != SG_OK) return st;
   if (!P->A) return sg_report_set(rep, SG_ERR_ARG, -1, -1, 0.0, "NULL array pointer (A)");
   const void *ptrs[1]  = {P->A};
   const char *names[1] = {"A"};
