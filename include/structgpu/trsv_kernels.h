@@ -63,7 +63,8 @@ sg_status sg_trsv(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_repor
    op(A) X = B without redoing that work; elsewhere (several right-hand sides, the host) it
    solves as sg_trsv() does. Only prec, uplo, trans, diag, n, A and lda of P are used (B, X, nrhs, ldb,
    ldx are ignored and may be NULL / 0). A must stay allocated and unchanged while the plan
-   lives: after changing A's values, destroy the plan and create a new one.
+   lives: after changing A's values, destroy the plan and create a new one. A CUDA plan's memory
+   is on the device current at create: solve on that device.
    create: breakdown of the matrix (a zero, tiny or non-finite pivot, or Inf/NaN elsewhere in the
    triangle) is reported as sg_trsv() would report it for a zero right-hand side, and no plan is
    made (*plan = NULL). A CUDA context with deferred checks (sg_ctx_set_deferred) is first
