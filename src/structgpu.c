@@ -5,7 +5,7 @@
 #include "pc/denselu/denseluimpl.h"
 
 PetscLogEvent SG_TRI_SetUp, SG_TRI_Solve, SG_TRI_Iface;
-PetscLogEvent SG_LU_Factor, SG_LU_Solve;
+PetscLogEvent SG_LU_Factor, SG_LU_Solve, SG_LU_Plan;
 
 static PetscBool StructGPUPackageInitialized = PETSC_FALSE;
 
@@ -38,6 +38,7 @@ PetscErrorCode StructGPUInitializePackage(void)
   PetscCall(PetscLogEventRegister("SGTriSolve", PC_CLASSID, &SG_TRI_Solve));
   PetscCall(PetscLogEventRegister("SGTriIface", PC_CLASSID, &SG_TRI_Iface));
   PetscCall(PetscLogEventRegister("SGLUFactor", PC_CLASSID, &SG_LU_Factor));
+  PetscCall(PetscLogEventRegister("SGLUPlan", PC_CLASSID, &SG_LU_Plan));
   PetscCall(PetscLogEventRegister("SGLUSolve", PC_CLASSID, &SG_LU_Solve));
 #if defined(SG_HAVE_CUDA)
   {

@@ -8,7 +8,7 @@
 
 /* log events registered by StructGPUInitializePackage() */
 PETSC_INTERN PetscLogEvent SG_TRI_SetUp, SG_TRI_Solve, SG_TRI_Iface;
-PETSC_INTERN PetscLogEvent SG_LU_Factor, SG_LU_Solve; /* "SGLUFactor", "SGLUSolve": dense LU (sg_getrf / sg_getrs) */
+PETSC_INTERN PetscLogEvent SG_LU_Factor, SG_LU_Solve, SG_LU_Plan; /* "SGLUFactor", "SGLUSolve", "SGLUPlan": dense LU (sg_getrf / sg_getrs / sg_getrs_plan_create) */
 
 /* PETSc error code for a kernel status (SG_OK -> PETSC_SUCCESS). Size problems are caught
    by the glue before calling a kernel (PETSC_ERR_ARG_SIZ), so SG_ERR_ARG maps to

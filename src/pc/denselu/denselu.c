@@ -261,16 +261,20 @@ PetscErrorCode SGLUSetUp(SGLU *t, Mat A)
     t->tfactor = t1 - t0;
     if (dev) PetscCall(PetscLogGpuFlops(2.0 / 3.0 * (PetscLogDouble)t->nf * t->nf * t->nf));
     else PetscCall(PetscLogFlops(2.0 / 3.0 * (PetscLogDouble)t->nf * t->nf * t->nf));
-    if (st == SG_OK && t->useplan) { /* the analysis of the factors, part of the factorization event */
+    PetscCall(PetscLogEventEnd(SG_LU_Factor, A, 0, 0, 0));
+    if (st == SG_OK && t->useplan) { /* the analysis of the factors: two triangular solves with a zero right-hand side */
+      PetscCall(PetscLogEventBegin(SG_LU_Plan, A, 0, 0, 0));
       PetscCall(PetscTime(&t0));
       if (dev) PetscCall(PetscLogGpuTimeBegin());
       st = sg_getrs_plan_create(ctx, t->prec, t->nf, a, lda, t->perm, &t->plan, &rep);
       if (dev) PetscCall(PetscLogGpuTimeEnd());
       PetscCall(PetscTime(&t1));
+      if (dev) PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)t->nf * t->nf));
+      else PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)t->nf * t->nf));
+      PetscCall(PetscLogEventEnd(SG_LU_Plan, A, 0, 0, 0));
       t->tplan   = t1 - t0;
       t->plan_lu = st == SG_OK ? (const void *)a : NULL;
     }
-    PetscCall(PetscLogEventEnd(SG_LU_Factor, A, 0, 0, 0));
     PetscCall(MatDenseRestoreArrayAndMemType(t->F, &a));
   }
   if (st != SG_OK) PetscCall(SGLUWhere(t, st, &rep, msg, sizeof(msg)));
