@@ -127,6 +127,14 @@ sg_status permute_host_fn(sg_ctx *, sg_precision prec, long long n, long long k,
   else permute_host(n, k, perm, scatter, (const float *)src, lds, (float *)dst, ldd);
   return SG_OK;
 }
+
+// the host twin's perm check (the CUDA twin's: sg_lu_perm_check_cuda): SG_ERR_ARG naming the first bad entry
+sg_status perm_check_host(long long n, const int *perm, sg_report *rep)
+{
+  for (long long i = 0; i < n; i++)
+    if (!sg_lu_perm_ok(perm[i], n)) return sg_lu_report_bad_perm(rep, i, perm[i], n);
+  return SG_OK;
+}
 } // namespace
 
 extern "C" sg_status sg_getrf_host(sg_ctx *ctx, sg_precision prec, long long n, void *A, long long lda, int *perm, double pivtol, sg_report *rep)
@@ -146,9 +154,7 @@ extern "C" sg_status sg_getrs_host(sg_ctx *ctx, sg_precision prec, sg_trans tran
   sg_report local;
   if (!rep) rep = &local;
   sg_status st = sg_getrs_begin(ctx, SG_BACKEND_HOST, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, rep);
-  if (st != SG_OK) return st;
-  for (long long i = 0; i < n; i++)
-    if (!sg_lu_perm_ok(perm[i], n)) return sg_lu_report_bad_perm(rep, i, perm[i], n);
+  if (st != SG_OK || (st = perm_check_host(n, perm, rep)) != SG_OK) return st;
   return sg_getrs_chunks(ctx, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, permute_host_fn, rep);
 }
 
@@ -183,11 +189,7 @@ extern "C" sg_status sg_getrs_plan_create(sg_ctx *ctx, sg_precision prec, long l
   const sg_backend backend = sg_ctx_backend(ctx);
   sg_status        st      = sg_getrf_begin(ctx, backend, prec, n, (void *)LU, lda, perm, rep);
   if (st != SG_OK) return st;
-  if (backend == SG_BACKEND_CUDA) st = sg_lu_perm_check_cuda(ctx, n, perm, rep);
-  else
-    for (long long i = 0; i < n && st == SG_OK; i++)
-      if (!sg_lu_perm_ok(perm[i], n)) st = sg_lu_report_bad_perm(rep, i, perm[i], n);
-  if (st != SG_OK) return st;
+  if ((st = backend == SG_BACKEND_CUDA ? sg_lu_perm_check_cuda(ctx, n, perm, rep) : perm_check_host(n, perm, rep)) != SG_OK) return st;
   sg_getrs_plan p = new sg_getrs_plan_s{backend, prec, n, lda, LU, perm, {nullptr, nullptr, nullptr, nullptr}};
   if ((st = lu_tri_plans(ctx, p, SG_NOTRANS, rep)) != SG_OK) {
     sg_getrs_plan_destroy(&p);
