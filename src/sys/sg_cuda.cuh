@@ -31,6 +31,16 @@ int sg_cuda_smem_optin(void);  // max dynamic shared memory per block (opt-in), 
 // cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
 PFN_cuTensorMapEncodeTiled_v12000 sg_tensor_map_encoder();
 
+// ---- Programmatic dependent launch (sm_90): a kernel launched with
+// cudaLaunchAttributeProgrammaticStreamSerialization may start while the kernel before it in the
+// stream still runs. sg_pdl_wait() (griddepcontrol.wait) returns, in the calling thread, once that
+// kernel has completed and its writes are visible: call it before reading what it may have written
+// and before any global write it may still read. sg_pdl_open() (griddepcontrol.launch_dependents)
+// lets the next such kernel be scheduled before this one ends. Both are no-ops for a kernel launched
+// without the attribute / with no dependent.
+__device__ __forceinline__ void sg_pdl_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+__device__ __forceinline__ void sg_pdl_open() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+
 // ---- Hopper bulk copies (the TMA copy engine) completing on a shared-memory mbarrier
 // (sm_90; used by the trsv chain and the streaming tridiagonal kernel).
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }

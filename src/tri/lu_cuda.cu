@@ -6,6 +6,7 @@
 #include "sys/sg_cuda.cuh"
 #include "tri/trsv_internal.hpp"
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <cusolverDn.h>
 
@@ -184,6 +185,26 @@ extern "C" sg_status sg_getrs_cuda(sg_ctx *ctx, sg_precision prec, sg_trans tran
 }
 
 sg_lu_permute_fn sg_lu_permute_cuda(void) { return permute_cuda_fn; }
+
+sg_status sg_getrs_plan_run_cuda(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans, long long nrhs, const void *B, long long ldb, void *X, long long ldx,
+                                 sg_report *rep)
+{
+  static const bool one_sync = [] { const char *e = getenv("SG_GETRS_ONESYNC"); return !(e && e[0] == '0'); }();
+  const bool        defer    = one_sync && !ctx->deferred;  // (a deferred context is checked by its owner)
+  sg_status         st;
+  if (defer) {  // a clean record (a failed solve before may have left one), then no per-kernel checks
+    if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
+    ctx->deferred = 1;
+  }
+  st = sg_getrs_chunks(ctx, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, permute_cuda_fn, rep, plan->tp);
+  if (defer) {  // one synchronisation: the first breakdown of the solves, reported as sg_trsv would; the record cleared
+    ctx->deferred      = 0;
+    sg_report    local;
+    const sg_status ck = sg_ctx_check(ctx, st == SG_OK ? rep : &local);
+    if (st == SG_OK) st = ck;
+  }
+  return st;
+}
 
 // (its flag lives in the LU slots until the getrs driver takes them over for its workspace)
 sg_status sg_lu_perm_check_cuda(sg_ctx *ctx, long long n, const int *perm, sg_report *rep)

@@ -62,7 +62,7 @@ sg_status sg_getrs_chunks(sg_ctx *ctx, sg_precision prec, sg_trans trans, long l
                           sg_trsv_plan const *tp)
 {
   auto tri = [&](int which, const sg_trsv_problem &P) {  // which: the plan of tp (L, U, U^T, L^T)
-    return tp ? sg_trsv_plan_solve(ctx, tp[which], P.nrhs, P.B, P.ldb, P.X, P.ldx, rep) : sg_trsv(ctx, &P, 0.0, rep);
+    return tp ? sg_trsv_plan_run(ctx, tp[which], &P, rep) : sg_trsv(ctx, &P, 0.0, rep);
   };
   const long long w    = prec == SG_REAL64 ? (long long)sizeof(double) : (long long)sizeof(float);
   const long long kmax = nrhs < SG_TRSV_MAX_NRHS ? nrhs : SG_TRSV_MAX_NRHS;
@@ -212,8 +212,8 @@ extern "C" sg_status sg_getrs_plan_solve(sg_ctx *ctx, sg_getrs_plan plan, sg_tra
   sg_status st = sg_getrs_begin(ctx, plan->backend, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, rep);
   if (st != SG_OK) return st;
   if (trans == SG_TRANS && !plan->tp[2] && (st = lu_tri_plans(ctx, plan, SG_TRANS, rep)) != SG_OK) return st;
-  const sg_lu_permute_fn permute = plan->backend == SG_BACKEND_CUDA ? sg_lu_permute_cuda() : permute_host_fn;
-  return sg_getrs_chunks(ctx, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, permute, rep, plan->tp);
+  if (plan->backend == SG_BACKEND_CUDA) return sg_getrs_plan_run_cuda(ctx, plan, trans, nrhs, B, ldb, X, ldx, rep);
+  return sg_getrs_chunks(ctx, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, permute_host_fn, rep, plan->tp);
 }
 
 extern "C" void sg_getrs_plan_destroy(sg_getrs_plan *plan)

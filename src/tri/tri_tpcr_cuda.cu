@@ -409,25 +409,23 @@ __device__ __forceinline__ void tp_team_reduce(tp_dev_team &tm, T (&a)[Q], const
 // ---------------------------------------------------------------- kernels
 // Programmatic dependent launch (the levels of a multi-level solve, tp_cuda_ex::launch): a
 // kernel launched with programmatic stream serialization is scheduled as the blocks of the
-// kernel before it retire, instead of after a full kernel boundary; tp_pdl_wait() (every
+// kernel before it retire, instead of after a full kernel boundary; sg_pdl_wait() (every
 // thread, before reading what an earlier kernel of the solve wrote and before any global write)
 // returns once that kernel has completed and its writes are visible. A no-op for a kernel
-// launched without the attribute (the first of a solve). tp_pdl_open() (P.open: the reduced
+// launched without the attribute (the first of a solve). sg_pdl_open() (P.open: the reduced
 // levels of large solves, TP_OPEN_MIN) lets the next kernel's blocks be scheduled at once, so that
 // the level-0 FINISH's blocks are resident and have their first tiles in flight before the reduced
 // system is solved; that FINISH takes its items by ticket, as its blocks on the SMs the reduced
 // levels hold start late. The streaming passes never open early (measured on an H100: it costs
 // 1-3 % at 2^24 / 2^26, bench/tri/README.md).
-__device__ __forceinline__ void tp_pdl_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
-__device__ __forceinline__ void tp_pdl_open() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
 
 // SOLVE (and FINISH when S.xr is set): one tile of one system per team.
 template <class T, int Q, bool INTER>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
-  tp_pdl_wait();
-  if (P.open) tp_pdl_open();
+  sg_pdl_wait();
+  if (P.open) sg_pdl_open();
   const tp_map    mp(INTER, P);
   T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
@@ -529,7 +527,7 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     if (S.user && blockIdx.x < items) issue(blockIdx.x);
   }
-  tp_pdl_wait();
+  sg_pdl_wait();
   if (j == 0 && !S.user && blockIdx.x < items) issue(blockIdx.x);
   if (RED && O.tick && blockIdx.x == 0 && j == 0) *O.tick = 0u;  // for this solve's FINISH
   __syncthreads();
@@ -600,7 +598,7 @@ template <class T, int Q, int PB>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
-  tp_pdl_wait();
+  sg_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
   const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
@@ -657,8 +655,8 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
                                                                  sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
-  tp_pdl_wait();
-  if (P.open) tp_pdl_open();
+  sg_pdl_wait();
+  if (P.open) sg_pdl_open();
   const tp_map    mp(INTER, P);
   T *const        W  = reinterpret_cast<T *>(tp_smem) + mp.wofs;
   const int       ws = mp.ws, j = mp.j, team = P.team;
@@ -718,7 +716,7 @@ template <class T> struct tp_cuda_ex {
     return m;
   }
   // Every kernel of a solve after its first is launched with programmatic stream serialization
-  // (the kernels' tp_pdl_wait): the next level's launch and start-up, and a FINISH pass's first
+  // (the kernels' sg_pdl_wait): the next level's launch and start-up, and a FINISH pass's first
   // tiles, overlap the end of the level before it. SG_TRI_PDL=0 turns it off (A/B).
   template <class... P, class... A> void launch(void (*kern)(P...), unsigned grid, int block, size_t smem, const char *what, const A &...args)
   {

@@ -61,6 +61,7 @@ template <class T> struct ClArgs {
   sg_dev_report *rep;
   unsigned long long *prof;  // NULL, or SG_TRSV_PROFILE: %globaltimer per block row (see trsv_cluster_solve)
   const T       *pdg, *ppg;  // one-cluster kernel with a filled plan: Dinv_I, P_I (layout of HyArgs::dg, pg), else NULL
+  bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
   // of M for the reflected variants: M's rows past A are padding, "dummy" rows).
@@ -309,7 +310,8 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   T       *rv   = (T *)(smem + L.rv) + (size_t)k * CB;
   T       *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   const int row = I * CB + lane;
-  const T   bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
+  if (a.pdl) sg_pdl_wait();  // B may be the previous kernel's output
+  const T bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
   if (lane == 0 && rs - 1 < ntile) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
     tile_copy(a, map, ring, I, rs - 1, sb);
@@ -409,6 +411,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
   T                  *xs   = (T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
   const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
+  bool                waited = !a.pdl;
   for (int k = 0;; k++) {
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
@@ -438,6 +441,10 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
     broadcast(xv, I, I, bm, lane);
+    if (!waited) {  // X (and the report) may still be read by the previous kernel (X = its B)
+      sg_pdl_wait();
+      waited = true;
+    }
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
@@ -453,6 +460,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
   const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + a.nb;
   if (a.prof && threadIdx.x == 0) a.prof[4 * a.nb + rank] = gtime();
+  if (a.pdl) sg_pdl_open();  // the next solve may start its copies of A and of the plan now (they cannot change while the plan lives)
   if (threadIdx.x == 0) {
     for (int J = 0; J < a.nb; J++) {
       bar_init(xbar + J, 1);
@@ -909,8 +917,8 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
 // a launch of one cluster of cs CTAs (the configuration points into the struct: keep it in place)
 struct ClLaunch {
   cudaLaunchConfig_t  cfg = {};
-  cudaLaunchAttribute at[1];
-  ClLaunch(int cs, int warps, size_t smem, cudaStream_t stream)
+  cudaLaunchAttribute at[2];
+  ClLaunch(int cs, int warps, size_t smem, cudaStream_t stream, bool pdl = false)
   {
     at[0].id               = cudaLaunchAttributeClusterDimension;
     at[0].val.clusterDim.x = (unsigned)cs;
@@ -921,6 +929,11 @@ struct ClLaunch {
     cfg.stream           = stream;
     cfg.attrs            = at;
     cfg.numAttrs         = 1;
+    if (pdl) {  // programmatic dependent launch: the kernel may start while the one before it runs
+      at[1].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
+      at[1].val.programmaticStreamSerializationAllowed = 1;
+      cfg.numAttrs                                     = 2;
+    }
   }
   ClLaunch(const ClLaunch &) = delete;
 };
@@ -942,6 +955,7 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.prof   = nullptr;
   a.pdg    = nullptr;
   a.ppg    = nullptr;
+  a.pdl    = false;
 }
 
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
@@ -1019,9 +1033,14 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   rs     = rs_env ? std::max(2, std::min(rs_env, rs)) : rs;
   ClArgs<T> a;
   cl_args_fill(a, ctx, P, pivtol, nb, ob, rs);
+  // SG_TRSV_PDL=0: plan solves without programmatic dependent launch (A/B)
+  static const bool pdl_env = env_int("SG_TRSV_PDL", 1, 0, 1) != 0;
   if (hp && hp->filled) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
+    // A and the plan cannot change while the plan lives: this solve's copies of them may overlap
+    // the kernel before it (the kernel waits before it reads B and before it writes X)
+    a.pdl = pdl_env;
   }
   *used = true;
   const size_t nprof = 4 * (size_t)nb + CS_MAX;
@@ -1029,10 +1048,11 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     a.prof = (unsigned long long *)sg_ctx_work(ctx, nprof * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
     (void)cudaMemsetAsync(a.prof, 0, nprof * sizeof(unsigned long long), sg_stream(ctx));
+    a.pdl = false;  // the timeline starts at this kernel's own start
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   // critical, update and (where they fit) helper warps
-  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + 2 * ob), cl_layout<T>(nb, ob, rs).total, sg_stream(ctx));
+  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + 2 * ob), cl_layout<T>(nb, ob, rs).total, sg_stream(ctx), a.pdl);
   if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, tmap), rep, "trsv cluster launch")) != SG_OK) return st;
   if (a.prof) {
     std::vector<unsigned long long> h(nprof);

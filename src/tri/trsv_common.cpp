@@ -116,7 +116,7 @@ sg_status check_matrix(const sg_trsv_problem *P, sg_report *rep)
 }
 } // namespace
 
-sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_report *rep)
+sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_report *rep, bool a_known)
 {
   sg_report_clear(rep, SG_TRI_AUTO);
   sg_status st = check_ctx(ctx, backend, "sg_trsv", rep);
@@ -132,7 +132,8 @@ sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *
   if ((st = check_alias(P->n, P->nrhs, P->A, P->lda, P->B, P->ldb, P->X, P->ldx, word_size(P->prec), rep)) != SG_OK) return st;
   const void *ptrs[3]  = {P->A, P->B, P->X};
   const char *names[3] = {"A", "B", "X"};
-  return check_dev_ptrs(backend, 3, ptrs, names, rep);
+  const int   skip     = a_known ? 1 : 0;
+  return check_dev_ptrs(backend, 3 - skip, ptrs + skip, names + skip, rep);
 }
 
 sg_status sg_trsv_plan_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_trsv_plan *plan, sg_report *rep)
@@ -258,6 +259,15 @@ extern "C" sg_status sg_trsv_plan_solve(sg_ctx *ctx, sg_trsv_plan plan, long lon
   P.X               = X;
   P.ldx             = ldx;
   return plan->backend == SG_BACKEND_CUDA ? sg_trsv_plan_solve_cuda(ctx, plan, &P, rep) : sg_trsv_host(ctx, &P, plan->pivtol, rep);
+}
+
+sg_status sg_trsv_plan_run(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep)
+{
+  if (plan->backend == SG_BACKEND_CUDA) {
+    sg_report_clear(rep, SG_TRI_AUTO);
+    return sg_trsv_plan_run_cuda(ctx, plan, P, rep);
+  }
+  return sg_trsv_host(ctx, P, plan->pivtol, rep);
 }
 
 extern "C" void sg_trsv_plan_destroy(sg_trsv_plan *plan)

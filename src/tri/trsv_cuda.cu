@@ -1025,8 +1025,13 @@ extern "C" sg_status sg_trsv_plan_create_cuda(sg_ctx *ctx, const sg_trsv_problem
 
 sg_status sg_trsv_plan_solve_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep)
 {
-  sg_status st = sg_trsv_begin(ctx, SG_BACKEND_CUDA, P, rep);
+  sg_status st = sg_trsv_begin(ctx, SG_BACKEND_CUDA, P, rep, true);  // the plan's A was checked at create
   if (st != SG_OK) return st;
+  return sg_trsv_plan_run_cuda(ctx, plan, P, rep);
+}
+
+sg_status sg_trsv_plan_run_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep)
+{
   return P->prec == SG_REAL64 ? plan_solve<double>(ctx, plan, P, false, rep) : plan_solve<float>(ctx, plan, P, false, rep);
 }
 

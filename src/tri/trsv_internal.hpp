@@ -9,8 +9,8 @@
 // is `backend`), the enums, sizes, leading dimensions and pointers of what is in host memory
 // (the structs themselves). SG_ERR_ARG with a sentence in rep->msg, touching nothing.
 // A CUDA twin additionally checks (sg_cuda_check_ptr) that the data pointers are device
-// accessible.
-sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_report *rep);
+// accessible; with a_known (a plan's solve: its create checked A) only B and X are.
+sg_status sg_trsv_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_problem *P, sg_report *rep, bool a_known = false);
 sg_status sg_trsv_batch_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_batch *B, sg_report *rep);
 sg_status sg_getrf_begin(sg_ctx *ctx, sg_backend backend, sg_precision prec, long long n, const void *A, long long lda, const int *perm, sg_report *rep);
 sg_status sg_getrs_begin(sg_ctx *ctx, sg_backend backend, sg_precision prec, sg_trans trans, long long n, long long nrhs, const void *LU, long long lda,
@@ -44,6 +44,11 @@ sg_status sg_trsv_plan_begin(sg_ctx *ctx, sg_backend backend, const sg_trsv_prob
 // device memory (no-ops without CUDA, trsv_nocuda.cpp).
 sg_status sg_trsv_plan_solve_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep);
 void      sg_trsv_plan_free_cuda(sg_trsv_plan plan);
+// A plan's solve for a caller that has checked everything (sg_getrs_chunks: P is the plan's
+// matrix and op, B and X checked by sg_getrs_begin or the workspace): no argument or pointer
+// checks. sg_trsv_plan_run_cuda is the CUDA twin's (trsv_cuda.cu).
+sg_status sg_trsv_plan_run(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep);
+sg_status sg_trsv_plan_run_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_problem *P, sg_report *rep);
 
 // ---- dense LU helpers shared by lu_host.cpp (definitions) and lu_cuda.cu ----
 // LAPACK / cuSOLVER getrf row interchanges (1-based ipiv: row i was swapped with row
@@ -90,6 +95,11 @@ sg_status sg_getrs_chunks(sg_ctx *ctx, sg_precision prec, sg_trans trans, long l
 // and a read-back: SG_ERR_ARG naming the first bad entry).
 sg_lu_permute_fn sg_lu_permute_cuda(void);
 sg_status        sg_lu_perm_check_cuda(sg_ctx *ctx, long long n, const int *perm, sg_report *rep);
+// The CUDA twin's getrs plan solve (arguments checked): on a context without deferred checks,
+// its kernels run with the device record deferred and are checked once at the end (one
+// synchronisation per solve instead of one per triangular solve; SG_GETRS_ONESYNC=0: per solve).
+sg_status sg_getrs_plan_run_cuda(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans, long long nrhs, const void *B, long long ldb, void *X, long long ldx,
+                                 sg_report *rep);
 // A getrs plan: the factors it was made for and its triangular plans (tp[2], tp[3] made at the
 // first SG_TRANS solve).
 struct sg_getrs_plan_s {
