@@ -59,8 +59,11 @@ sg_status sg_trsv(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_repor
    checks every pivot and, on the GPU where the cluster kernels run (one right-hand side, A and
    lda 16-byte aligned; not float op = A from n = 24576), inverts the 32 x 32 diagonal blocks and
    forms the products the solve's chain needs, in device memory owned by the plan (about
-   (1 + la) * 32 * n words, la = 1 for op = A, 2 for op = A^T). sg_trsv_plan_solve then solves
-   op(A) X = B without redoing that work; elsewhere (several right-hand sides, the host) it
+   (1 + la) * 32 * n words, la = 2 for op = A^T and for the orders of the one-cluster kernel
+   (fp64 n <= 2048, fp32 n <= 4096), else 1). sg_trsv_plan_solve then solves op(A) X = B without
+   redoing that work; on the one-cluster kernel it may start while the kernel before it in the
+   stream still runs (programmatic dependent launch: it waits for it before reading B and before
+   writing X). Elsewhere (several right-hand sides, the host) it
    solves as sg_trsv() does. Only prec, uplo, trans, diag, n, A and lda of P are used (B, X, nrhs, ldb,
    ldx are ignored and may be NULL / 0). A must stay allocated and unchanged while the plan
    lives: after changing A's values, destroy the plan and create a new one. A CUDA plan's memory

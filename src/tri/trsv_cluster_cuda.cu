@@ -61,11 +61,14 @@ template <class T> struct ClArgs {
   sg_dev_report *rep;
   unsigned long long *prof;  // NULL, or SG_TRSV_PROFILE: %globaltimer per block row (see trsv_cluster_solve)
   const T       *pdg, *ppg;  // one-cluster kernel with a filled plan: Dinv_I, P_I (layout of HyArgs::dg, pg), else NULL
+  const T       *pqg;        // ... and Q_I = Dinv_I M(I, I-2) (look-ahead 2: the update warps stop at I-3), else NULL
   bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
   // of M for the reflected variants: M's rows past A are padding, "dummy" rows).
   __device__ __forceinline__ int  aidx(int i) const { return rev ? nb * CB - 1 - i : i; }
+  // one-cluster kernel: the last tile column J <= I - la that block row I's update warp sums
+  __device__ __forceinline__ int  la() const { return pqg ? 2 : 1; }
   __device__ __forceinline__ bool real(int i) const { return aidx(i) < n; }
   // tile (I, J) of M: its box origin in A (row, column) ...
   __device__ __forceinline__ void box(int I, int J, int &row, int &col) const
@@ -291,7 +294,7 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
 // The update warp of owned block row k (I = rank + CS k): its first tensor copies (lane 0) ...
 template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issue(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
 {
-  const int           rs = a.rs, ntile = I >= 1 ? I - 1 : 0;
+  const int           rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *ctb = (unsigned long long *)smem + a.nb + 2 * a.ob, *sb = ctb + a.ob + k * rs;
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB, *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
@@ -303,7 +306,7 @@ template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issu
 template <class T, bool TR, bool RV>
 __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane)
 {
-  const int nb = a.nb, rs = a.rs, ntile = I >= 1 ? I - 1 : 0;  // tiles (I, 0) .. (I, I-2)
+  const int nb = a.nb, rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *xbar = (unsigned long long *)smem, *rdyB = xbar + nb + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
   const T *xs   = (const T *)(smem + L.xs);
   const T *dv   = (const T *)(smem + L.dv) + (size_t)k * CB * CLD;
@@ -316,7 +319,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
     tile_copy(a, map, ring, I, rs - 1, sb);
   }
-  // ---- r_I = b_I - sum_{J <= I-2} M(I, J) x_J; each tile is read into registers before its x_J
+  // ---- r_I = b_I - sum_{J <= I-1-la} M(I, J) x_J; each tile is read into registers before its x_J
   // is waited for (the last one is on the critical path)
   T dr[CB];  // row `lane` of Dinv, for z_I
   if (a.pdg) {
@@ -417,11 +420,16 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     if (I >= nb) break;
     const T *ct = (const T *)(smem + L.ct) + (size_t)k * CB * CB;
     // P_I = Dinv_I M(I, I-1): lane r takes row r
-    T t[CB];
+    T t[CB], q[CB];
     if (a.ppg) {  // from the plan, before any wait
       const T *pp = a.ppg + (size_t)I * CB * CB + lane;
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = I > 0 ? __ldg(pp + c * CB) : T(0);
+      if (a.pqg) {  // Q_I's row too
+        const T *pq = a.pqg + (size_t)I * CB * CB + lane;
+#pragma unroll
+        for (int c = 0; c < CB; c++) q[c] = I > 1 ? __ldg(pq + c * CB) : T(0);
+      }
     } else {
       mbar_wait(rdyA + k, 0);
       if (I > 0) {
@@ -431,6 +439,10 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     }
     mbar_wait(rdyB + k, 0);
     T xv = ((const T *)(smem + L.rv))[k * CB + lane];  // z_I
+    if (a.pqg && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
+      bar_wait_cluster(xbar + I - 2);
+      xv = chain_step(xv, q, xs + (size_t)(I - 2) * CB);
+    }
     if (I > 0) {
       bar_wait_cluster(xbar + I - 1);
       if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
@@ -955,6 +967,7 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.prof   = nullptr;
   a.pdg    = nullptr;
   a.ppg    = nullptr;
+  a.pqg    = nullptr;
   a.pdl    = false;
 }
 
@@ -986,11 +999,18 @@ template <class T> const CUtensorMap *tile_map(const sg_trsv_problem *P)
   return &mc.map;
 }
 
+// the one-cluster kernel's largest order (SG_TRSV_CLUSTER_MAXN; 0: never)
+template <class T> int cl_maxn()
+{
+  static const int maxn = env_int("SG_TRSV_CLUSTER_MAXN", sizeof(T) == 8 ? 2048 : 4096, 0, 1 << 20);
+  return maxn;
+}
+
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, const sg_trsv_plan_s *hp)
 {
   *used = false;
   // tuning knobs, read once: the largest order (0: never), the cluster size and ring depth (0: automatic)
-  static const int maxn = env_int("SG_TRSV_CLUSTER_MAXN", sizeof(T) == 8 ? 2048 : 4096, 0, 1 << 20);
+  const int        maxn = cl_maxn<T>();
   static const int cs_env = env_int("SG_TRSV_CLUSTER_CS", 0, 0, CS_MAX), rs_env = env_int("SG_TRSV_CLUSTER_RING", 0, 0, RING_MAX);
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   // one column; every tile one tensor copy: A and its column stride 16-byte aligned
@@ -1035,9 +1055,12 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   cl_args_fill(a, ctx, P, pivtol, nb, ob, rs);
   // SG_TRSV_PDL=0: plan solves without programmatic dependent launch (A/B)
   static const bool pdl_env = env_int("SG_TRSV_PDL", 1, 0, 1) != 0;
+  // SG_TRSV_CL_LA=1: plan solves with look-ahead 1 even where the plan holds Q_I (A/B)
+  static const int cl_la_env = env_int("SG_TRSV_CL_LA", 2, 1, 2);
   if (hp && hp->filled) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
+    if (hp->la == 2 && cl_la_env == 2) a.pqg = a.ppg + (size_t)nb * CB * CB;
     // A and the plan cannot change while the plan lives: this solve's copies of them may overlap
     // the kernel before it (the kernel waits before it reads B and before it writes X)
     a.pdl = pdl_env;
@@ -1137,7 +1160,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // look-ahead 2 for op = T, whose update warps end a row with a reduce-scatter (measured on an H100,
   // bench/trsv/README.md: fp64 LT / UT n = 8192 -13 %, n = 16384 -3 %; LN / UN within +-2 %), but for
   // fp32 below n = 24576 (LT / UT n = 16384 61.4 / 62.0 % of copy against 60.3 / 60.9 with look-ahead 2)
-  const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576) ? 2 : 1);
+  // A plan of an order the one-cluster kernel takes is made with look-ahead 2 (its solves use Q_I)
+  const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576)) || (hp && n <= cl_maxn<T>()) ? 2 : 1;
   const bool pre = hp && hp->filled;
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   const int optin = sg_cuda_smem_optin();
