@@ -101,13 +101,15 @@ __device__ __forceinline__ unsigned long long gtime()
 struct ClLayout {
   size_t xs, dv, ct, rv, ring, total;
 };
-template <class T> __host__ __device__ inline ClLayout cl_layout(int nb, int ob, int rs)
+// (pre: a plan's solve, Dinv_I and P_I come from the plan: no Dinv or tile (I, I-1) slots, more ring)
+template <class T> __host__ __device__ inline ClLayout cl_layout(int nb, int ob, int rs, bool pre)
 {
-  ClLayout L;
+  ClLayout  L;
+  const int od = pre ? 0 : ob;
   L.xs    = ((size_t)(nb + 3 * ob + ob * rs) * 8 + 127) / 128 * 128;  // x, nb * CB
   L.dv    = L.xs + (size_t)nb * CB * sizeof(T);                         // Dinv_k, ob * CB * CLD
-  L.ct    = (L.dv + (size_t)ob * CB * CLD * sizeof(T) + 127) / 128 * 128;  // tile (I, I-1)_k as copied, ob * CB * CB
-  L.rv    = L.ct + (size_t)ob * CB * CB * sizeof(T);                    // r_k, ob * CB
+  L.ct    = (L.dv + (size_t)od * CB * CLD * sizeof(T) + 127) / 128 * 128;  // tile (I, I-1)_k as copied, ob * CB * CB
+  L.rv    = L.ct + (size_t)od * CB * CB * sizeof(T);                    // r_k, ob * CB
   L.ring  = (L.rv + (size_t)ob * CB * sizeof(T) + 127) / 128 * 128;     // ob rings of rs tiles
   L.total = L.ring + (size_t)ob * rs * CB * CB * sizeof(T);
   return L;
@@ -468,7 +470,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
 {
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned rank = cl_rank(), cs = cl_size();
-  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs);
+  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, a.pdg != nullptr);
   const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + a.nb;
   if (a.prof && threadIdx.x == 0) a.prof[4 * a.nb + rank] = gtime();
@@ -1005,12 +1007,20 @@ template <class T> int cl_maxn()
   static const int maxn = env_int("SG_TRSV_CLUSTER_MAXN", sizeof(T) == 8 ? 2048 : 4096, 0, 1 << 20);
   return maxn;
 }
+// ... for a plan's solves (no diagonal work: the kernel's limit is one update warp per owned block
+// row, 7 (fp64) / 8 (fp32) per CTA of 16; SG_TRSV_CLUSTER_PLAN_MAXN)
+template <class T> int cl_plan_maxn()
+{
+  static const int maxn = env_int("SG_TRSV_CLUSTER_PLAN_MAXN", sizeof(T) == 8 ? 3584 : 4096, 0, 1 << 20);
+  return maxn;
+}
 
 template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, const sg_trsv_plan_s *hp)
 {
   *used = false;
   // tuning knobs, read once: the largest order (0: never), the cluster size and ring depth (0: automatic)
-  const int        maxn = cl_maxn<T>();
+  const bool       pre  = hp && hp->filled;
+  const int        maxn = pre ? cl_plan_maxn<T>() : cl_maxn<T>();
   static const int cs_env = env_int("SG_TRSV_CLUSTER_CS", 0, 0, CS_MAX), rs_env = env_int("SG_TRSV_CLUSTER_RING", 0, 0, RING_MAX);
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   // one column; every tile one tensor copy: A and its column stride 16-byte aligned
@@ -1046,7 +1056,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   // reports st.async in a one-block cluster as an invalid write); with one block row, CTA 1 owns none
   const int csx = cs_env ? std::min(cs_env, cs_max) : cs_max, cs = std::max(2, std::min(nb, csx)), ob = (nb + cs - 1) / cs;
   if (ob > cl_warps<T>() - 1) return SG_OK;  // more block rows per CTA than update warps
-  const size_t fixed = cl_layout<T>(nb, ob, 0).total, per = (size_t)ob * (CB * CB * sizeof(T) + 8);
+  const size_t fixed = cl_layout<T>(nb, ob, 0, pre).total, per = (size_t)ob * (CB * CB * sizeof(T) + 8);
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
   int rs = (int)(((size_t)optin - fixed - 128) / per);
   rs     = rs > RING_MAX ? RING_MAX : rs;
@@ -1057,7 +1067,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   static const bool pdl_env = env_int("SG_TRSV_PDL", 1, 0, 1) != 0;
   // SG_TRSV_CL_LA=1: plan solves with look-ahead 1 even where the plan holds Q_I (A/B)
   static const int cl_la_env = env_int("SG_TRSV_CL_LA", 2, 1, 2);
-  if (hp && hp->filled) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
+  if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
     if (hp->la == 2 && cl_la_env == 2) a.pqg = a.ppg + (size_t)nb * CB * CB;
@@ -1075,7 +1085,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   // critical, update and (where they fit) helper warps
-  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + 2 * ob), cl_layout<T>(nb, ob, rs).total, sg_stream(ctx), a.pdl);
+  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + 2 * ob), cl_layout<T>(nb, ob, rs, pre).total, sg_stream(ctx), a.pdl);
   if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, tmap), rep, "trsv cluster launch")) != SG_OK) return st;
   if (a.prof) {
     std::vector<unsigned long long> h(nprof);
@@ -1161,7 +1171,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // bench/trsv/README.md: fp64 LT / UT n = 8192 -13 %, n = 16384 -3 %; LN / UN within +-2 %), but for
   // fp32 below n = 24576 (LT / UT n = 16384 61.4 / 62.0 % of copy against 60.3 / 60.9 with look-ahead 2)
   // A plan of an order the one-cluster kernel takes is made with look-ahead 2 (its solves use Q_I)
-  const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576)) || (hp && n <= cl_maxn<T>()) ? 2 : 1;
+  const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576)) || (hp && n <= cl_plan_maxn<T>()) ? 2 : 1;
   const bool pre = hp && hp->filled;
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   const int optin = sg_cuda_smem_optin();

@@ -653,12 +653,13 @@ template <class T> static void plan_errors(std::mt19937_64 &rng)
 template <class T> static void plan_sweep(bool quick)
 {
   std::mt19937_64 rng(77 + sizeof(T));
-  // one-cluster orders (n = 64, lda = 65: not aligned, no filled plan), the cluster + helpers kernel's orders (fp64 3000, 4096; fp32
-  // 4100, 5000; --cuda also 9001 / 9004 and, fp64, 9000 with lda = n + 2 (16-byte aligned))
+  // one-cluster orders (n = 64, lda = 65: not aligned, no filled plan; with a filled plan fp64 up to 3584 (7 block rows per CTA),
+  // 3000 and 2049), the cluster + helpers kernel's orders (fp64 3585, 4096; fp32 4100, 5000; --cuda also 9001 / 9004 and, fp64,
+  // 9000 with lda = n + 2 (16-byte aligned))
   std::vector<std::pair<long long, long long>> ns = {{1, 4}, {17, 20}, {257, 260}, {64, 65}};
   if (!quick) ns.insert(ns.end(), {{1000, 1000}, {1024, 1028}, sizeof(T) == 8 ? std::pair<long long, long long>{2048, 2048} : std::pair<long long, long long>{4096, 4096}});
   if (!quick) {
-    if (sizeof(T) == 8) ns.insert(ns.end(), {{3000, 3000}, {4096, 4096}, {2049, 2052}});
+    if (sizeof(T) == 8) ns.insert(ns.end(), {{3000, 3000}, {4096, 4096}, {2049, 2052}, {3584, 3584}, {3585, 3588}});
     else ns.insert(ns.end(), {{4100, 4100}, {5000, 5000}, {4097, 4104}});
     if (g_cuda) ns.push_back(sizeof(T) == 8 ? std::pair<long long, long long>{9000, 9002} : std::pair<long long, long long>{9001, 9004});
   }
