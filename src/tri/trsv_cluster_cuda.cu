@@ -22,6 +22,11 @@
 //    mbarrier xbar[I] (no flags, no fences; the next ranks first).
 // The critical path per block row is one DSMEM hop and one GEMV in one warp (~0.33 us on an
 // H100), the fixed cost the diagonal work of the first block rows (~4-5 us).
+// With a filled plan (sg_trsv_plan_*): Dinv_I, P_I and Q_I = Dinv_I M(I, I-2) come from the plan (no
+// diagonal work; look-ahead 2: the update warps stop at tile I-3 and the critical warp subtracts
+// Q_I x_{I-2} before it waits for x_{I-1}), the idle helper warps issue the update warps' tile copies
+// (producer_warp), and the kernel is launched programmatically (it may start while the kernel before
+// it runs, and waits for it before reading B and writing X).
 // Deadlock-free: the CTAs of a cluster are co-resident (cluster launch); warps wait only for x
 // blocks of smaller rows and for their own CTA's update / helper warps. Every CTA stays until all
 // x blocks have landed in it (the other CTAs' st.async target its shared memory).
@@ -63,6 +68,7 @@ template <class T> struct ClArgs {
   const T       *pdg, *ppg;  // one-cluster kernel with a filled plan: Dinv_I, P_I (layout of HyArgs::dg, pg), else NULL
   const T       *pqg;        // ... and Q_I = Dinv_I M(I, I-2) (look-ahead 2: the update warps stop at I-3), else NULL
   bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
+  bool           prod;       // one-cluster kernel with a plan: the idle helper warps issue the update warps' tile copies (producer_warp)
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
   // of M for the reflected variants: M's rows past A are padding, "dummy" rows).
@@ -97,7 +103,8 @@ __device__ __forceinline__ unsigned long long gtime()
 }
 
 // shared memory carve-up (bytes), the same in every CTA (remote addresses are local ones mapped)
-//   barriers: xbar[nb] (x_J has arrived), rdyA[ob] (Dinv), rdyB[ob] (r), ctb[ob] (tile (I, I-1)), sb[ob * rs] (ring slots)
+//   barriers: xbar[nb] (x_J has arrived), rdyA[ob] (Dinv), rdyB[ob] (r), ctb[ob] (tile (I, I-1)), sb[ob * rs] (ring slots
+//   filled), eb[ob * rs] (ring slots read: producer_warp)
 struct ClLayout {
   size_t xs, dv, ct, rv, ring, total;
 };
@@ -106,7 +113,7 @@ template <class T> __host__ __device__ inline ClLayout cl_layout(int nb, int ob,
 {
   ClLayout  L;
   const int od = pre ? 0 : ob;
-  L.xs    = ((size_t)(nb + 3 * ob + ob * rs) * 8 + 127) / 128 * 128;  // x, nb * CB
+  L.xs    = ((size_t)(nb + 3 * ob + 2 * ob * rs) * 8 + 127) / 128 * 128;  // x, nb * CB
   L.dv    = L.xs + (size_t)nb * CB * sizeof(T);                         // Dinv_k, ob * CB * CLD
   L.ct    = (L.dv + (size_t)od * CB * CLD * sizeof(T) + 127) / 128 * 128;  // tile (I, I-1)_k as copied, ob * CB * CB
   L.rv    = L.ct + (size_t)od * CB * CB * sizeof(T);                    // r_k, ob * CB
@@ -306,10 +313,11 @@ template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issu
 }
 // ... and, once the diagonal work is done, r_I and z_I
 template <class T, bool TR, bool RV>
-__device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane)
+__device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane, bool produced)
 {
   const int nb = a.nb, rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *xbar = (unsigned long long *)smem, *rdyB = xbar + nb + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
+  unsigned long long *eb   = ctb + a.ob + a.ob * rs + k * rs;
   const T *xs   = (const T *)(smem + L.xs);
   const T *dv   = (const T *)(smem + L.dv) + (size_t)k * CB * CLD;
   T       *rv   = (T *)(smem + L.rv) + (size_t)k * CB;
@@ -317,7 +325,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   const int row = I * CB + lane;
   if (a.pdl) sg_pdl_wait();  // B may be the previous kernel's output
   const T bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
-  if (lane == 0 && rs - 1 < ntile) {
+  if (!produced && lane == 0 && rs - 1 < ntile) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
     tile_copy(a, map, ring, I, rs - 1, sb);
   }
@@ -336,14 +344,16 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
 #pragma unroll
   for (int i = 0; i < CB; i++) acc[i] = T(0);
   for (int t = 0; t < ntile; t++) {
-    const int s = (t + 1) % rs;
-    mbar_wait(sb + s, ((t + 1) / rs) & 1);
+    const int s = produced ? t % rs : (t + 1) % rs;  // (produced: tile t in slot t % rs; else slot 0 held the diagonal tile first)
+    mbar_wait(sb + s, ((produced ? t : t + 1) / rs) & 1);
     const T *tl = ring + (size_t)s * CB * CB;
     const T *xj = xs + (size_t)t * CB;
     T        tv[CB];
     tile_regs<T, TR, RV>(tv, tl, lane);
     __syncwarp();  // the slot is read: refill it with tile t + rs
-    if (lane == 0 && t + rs < ntile) {
+    if (produced) {
+      if (lane == 0) mbar_arrive(eb + s);  // (release: the producer refills it)
+    } else if (lane == 0 && t + rs < ntile) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       tile_copy(a, map, (T *)tl, I, t + rs, sb + s);
     }
@@ -354,6 +364,24 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   rv[lane]    = apply_dinv(dr, bval - sum, rv, lane);  // z_I = Dinv_I r_I
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);
+}
+
+// A plan's solve: the copies of update warp k's tiles (I, 0) .. (I, I-1-la), tile t into ring slot t % rs
+// once the update warp has released the slot's previous tile (eb). Lane 0 of an otherwise idle helper
+// warp issues them, so that the update warp, which works at the chain's pace, never stalls on issuing
+// a tensor copy. Only A is read (no wait for the kernel before: programmatic launch).
+template <class T> __device__ void producer_warp(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
+{
+  const int           rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;
+  unsigned long long *sb = (unsigned long long *)smem + a.nb + 3 * a.ob + k * rs, *eb = sb + a.ob * rs;
+  T                  *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
+  for (int t = 0, s = 0; t < ntile; t++, s = s + 1 == rs ? 0 : s + 1) {
+    if (t >= rs) {
+      mbar_wait(eb + s, (t / rs - 1) & 1);
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the update warp's reads of the slot before the copy engine's writes
+    }
+    tile_copy(a, map, ring + (size_t)s * CB * CB, I, t, sb + s);
+  }
 }
 
 // x_I (lane r holds row r) into every CTA's x window, counted on its xbar[I]: 16-byte stores
@@ -482,7 +510,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     }
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 1 + a.ob + k < (int)(blockDim.x / 32) ? 64 : 32);  // the update (and helper) warp's lanes
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + a.ob + k, 32);                                         // rdyB: the update warp's lanes
-    for (int k = 0; k < a.ob * (1 + a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each
+    for (int k = 0; k < a.ob * (1 + 2 * a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each; eb: one arrival
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   cl_sync();  // every CTA's barriers exist before anyone sends
@@ -491,6 +519,23 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
       for (int J = 0; J < a.nb; J++) bar_wait_cluster(xbar + J);
     __syncwarp();
+  } else if (a.prod) {  // a plan's solve: update warps, and helper warps as producers of the last rows' update warps
+    const int nw = (int)(blockDim.x / 32), np = nw - 1 - a.ob;  // producers
+    if (w <= a.ob) {
+      const int k = w - 1, I = (int)rank + (int)cs * k;
+      if (I < a.nb) {
+        const bool produced = k >= a.ob - np;
+        if (!produced) {
+          if (lane == 0) update_issue<T, TR, RV>(a, &tmap, smem, L, k, I);
+          mbar_wait((unsigned long long *)smem + a.nb + 3 * a.ob + k * a.rs, 0);  // slot 0's first fill (the diagonal tile) has landed
+        }
+        if (a.prof && lane == 0) a.prof[4 * I] = gtime();
+        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, produced);
+      }
+    } else {
+      const int k = a.ob - 1 - (w - 1 - a.ob), I = (int)rank + (int)cs * k;
+      if (k >= 0 && I < a.nb && lane == 0) producer_warp<T>(a, &tmap, smem, L, k, I);
+    }
   } else {  // update warp (w <= ob) or helper warp (P_I beside the update warp's Dinv) of block row k
     const bool upd = w <= a.ob;
     const int  k = upd ? w - 1 : w - 1 - a.ob, I = (int)rank + (int)cs * k;
@@ -504,7 +549,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       mbar_arrive(rdyA + k);  // Dinv / P_I visible to the critical warp
       if (upd) {
         if (helped) mbar_wait(rdyA + k, 0);  // the helper is done with slot 0 too
-        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane);
+        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, false);
       }
     }
   }
@@ -971,6 +1016,7 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.ppg    = nullptr;
   a.pqg    = nullptr;
   a.pdl    = false;
+  a.prod   = false;
 }
 
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
@@ -1056,7 +1102,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   // reports st.async in a one-block cluster as an invalid write); with one block row, CTA 1 owns none
   const int csx = cs_env ? std::min(cs_env, cs_max) : cs_max, cs = std::max(2, std::min(nb, csx)), ob = (nb + cs - 1) / cs;
   if (ob > cl_warps<T>() - 1) return SG_OK;  // more block rows per CTA than update warps
-  const size_t fixed = cl_layout<T>(nb, ob, 0, pre).total, per = (size_t)ob * (CB * CB * sizeof(T) + 8);
+  const size_t fixed = cl_layout<T>(nb, ob, 0, pre).total, per = (size_t)ob * (CB * CB * sizeof(T) + 16);
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
   int rs = (int)(((size_t)optin - fixed - 128) / per);
   rs     = rs > RING_MAX ? RING_MAX : rs;
@@ -1067,13 +1113,20 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   static const bool pdl_env = env_int("SG_TRSV_PDL", 1, 0, 1) != 0;
   // SG_TRSV_CL_LA=1: plan solves with look-ahead 1 even where the plan holds Q_I (A/B)
   static const int cl_la_env = env_int("SG_TRSV_CL_LA", 2, 1, 2);
+  // SG_TRSV_CL_PROD=0: plan solves with the update warps issuing their own tile copies (A/B)
+  static const bool prod_env = env_int("SG_TRSV_CL_PROD", 1, 0, 1) != 0;
   if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
     if (hp->la == 2 && cl_la_env == 2) a.pqg = a.ppg + (size_t)nb * CB * CB;
     // A and the plan cannot change while the plan lives: this solve's copies of them may overlap
     // the kernel before it (the kernel waits before it reads B and before it writes X)
-    a.pdl = pdl_env;
+    a.pdl  = pdl_env;
+    // producers where at least half the update warps get one (measured on an H100, bench/trsv/README.md:
+    // fp64 n = 1024 / 2048 +3 / +4 %, fp32 n = 2048 +5-8 %; with 2 producers for 6 update warps, fp32
+    // n = 3072, -2.5 %)
+    const int np = std::min(cl_warps<T>(), 1 + 2 * ob) - 1 - ob;
+    a.prod = prod_env && 2 * np >= ob;
   }
   *used = true;
   const size_t nprof = 4 * (size_t)nb + CS_MAX;
