@@ -184,15 +184,17 @@ template <class T> static void plan_errors()
     const char *who = dev ? "cuda" : "host";
     std::vector<int> bad = perm;
     bad[4]               = 12;
+    std::vector<T> Binf  = B;  // b(3) = Inf: x(5) is Inf (perm reverses the rows, L = I, U = 2 I)
+    Binf[3]              = (T)INFINITY;
 #ifdef SG_HAVE_CUDA
-    std::unique_ptr<Dev<T>>   dLU, dB, dX;
+    std::unique_ptr<Dev<T>>   dLU, dB, dX, dBinf;
     std::unique_ptr<Dev<int>> dperm, dbad;
-    if (dev) dLU.reset(new Dev<T>(LU)), dB.reset(new Dev<T>(B)), dX.reset(new Dev<T>(X)), dperm.reset(new Dev<int>(perm)), dbad.reset(new Dev<int>(bad));
-    const T   *pLU = dev ? dLU->p : LU.data(), *pB = dev ? dB->p : B.data();
+    if (dev) dLU.reset(new Dev<T>(LU)), dB.reset(new Dev<T>(B)), dX.reset(new Dev<T>(X)), dperm.reset(new Dev<int>(perm)), dbad.reset(new Dev<int>(bad)), dBinf.reset(new Dev<T>(Binf));
+    const T   *pLU = dev ? dLU->p : LU.data(), *pB = dev ? dB->p : B.data(), *pBinf = dev ? dBinf->p : Binf.data();
     T         *pX  = dev ? dX->p : X.data();
     const int *pp = dev ? dperm->p : perm.data(), *pbad = dev ? dbad->p : bad.data();
 #else
-    const T   *pLU = LU.data(), *pB = B.data();
+    const T   *pLU = LU.data(), *pB = B.data(), *pBinf = Binf.data();
     T         *pX  = X.data();
     const int *pp = perm.data(), *pbad = bad.data();
 #endif
@@ -205,6 +207,14 @@ template <class T> static void plan_errors()
     CHECK(st == SG_OK && pl, "%s %s getrs plan: %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
     st = sg_getrs_plan_solve(ctx, pl, SG_TRANS, 1, pB, n, pX, n, &rep);
     CHECK(st == SG_OK, "%s %s getrs plan solve (T): %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
+    // a breakdown of a planned solve (on the GPU checked once per solve, SG_GETRS_ONESYNC) is reported
+    // with its row, and the next solve starts clean
+    st = sg_getrs_plan_solve(ctx, pl, SG_NOTRANS, 1, pBinf, n, pX, n, &rep);
+    CHECK(st == SG_ERR_NONFINITE && rep.status == st && rep.row == 5, "%s %s getrs plan solve with b(3) = Inf: %s row %lld (%s)", who, pname<T>(),
+          sg_status_string(st), rep.row, rep.msg);
+    printf("%s %s %-6s getrs plan, b(3) = Inf -> %s: %s\n", st == SG_ERR_NONFINITE && rep.row == 5 ? "ok  " : "FAIL", who, pname<T>(), sg_status_string(st), rep.msg);
+    st = sg_getrs_plan_solve(ctx, pl, SG_NOTRANS, 1, pB, n, pX, n, &rep);
+    CHECK(st == SG_OK, "%s %s getrs plan solve after a breakdown: %s (%s)", who, pname<T>(), sg_status_string(st), rep.msg);
     st = sg_getrs_plan_solve(ctx, nullptr, SG_NOTRANS, 1, pB, n, pX, n, &rep);
     CHECK(st == SG_ERR_ARG, "%s %s getrs solve with a NULL plan: %s", who, pname<T>(), sg_status_string(st));
     st = sg_getrs_plan_solve(ctx, pl, SG_NOTRANS, 2, pB, n - 1, pX, n, &rep);
