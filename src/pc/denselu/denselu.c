@@ -526,7 +526,7 @@ PetscErrorCode SGLUView(SGLU *t, PetscViewer viewer)
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  backend requested %s, backend used: %s\n", SGLUBackends[t->backend], t->dev ? "cuda (cuSOLVER getrf, StructGPU trsv kernels)" : "host (LAPACK getrf, StructGPU trsv host twins)"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  operator order %" PetscInt_FMT ", precision %s, factorizations %" PetscInt_FMT ", right-hand sides solved %" PetscInt_FMT "\n", t->N, t->prec == SG_REAL64 ? "double" : "single", t->nfactor, t->napply));
-  if (t->useplan) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves with plans: factors analysed once at setup (%s)\n", t->dev ? "perm checked, the 32 x 32 diagonal blocks of L and U inverted on the GPU" : "perm and pivots checked; the host solves are BLAS trsv"));
+  if (t->useplan) PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves with plans: factors analysed once at setup (%s)\n", t->dev ? "perm checked, the 32 x 32 diagonal blocks of L and U inverted on the GPU; one synchronisation per apply" : "perm and pivots checked; the host solves are BLAS trsv"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  triangular solves without plans (-pc_denselu_plan 0): each apply checks perm and inverts the diagonal blocks\n"));
   if (t->layout == PC_DENSELU_GATHERED) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  factored on rank 0: n = %" PetscInt_FMT ", dense LU factors (%.1f MB) in %s memory, factorization time %.3g s\n", t->nf, mb, where, (double)t->tfactor));
