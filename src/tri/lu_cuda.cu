@@ -184,8 +184,6 @@ extern "C" sg_status sg_getrs_cuda(sg_ctx *ctx, sg_precision prec, sg_trans tran
   return sg_getrs_chunks(ctx, prec, trans, n, nrhs, LU, lda, perm, B, ldb, X, ldx, permute_cuda_fn, rep);
 }
 
-sg_lu_permute_fn sg_lu_permute_cuda(void) { return permute_cuda_fn; }
-
 sg_status sg_getrs_plan_run_cuda(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans, long long nrhs, const void *B, long long ldb, void *X, long long ldx,
                                  sg_report *rep)
 {

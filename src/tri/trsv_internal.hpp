@@ -91,9 +91,8 @@ typedef sg_status (*sg_lu_permute_fn)(sg_ctx *ctx, sg_precision prec, long long 
 sg_status sg_getrs_chunks(sg_ctx *ctx, sg_precision prec, sg_trans trans, long long n, long long nrhs, const void *LU, long long lda,
                           const int *perm, const void *B, long long ldb, void *X, long long ldx, sg_lu_permute_fn permute, sg_report *rep,
                           sg_trsv_plan const *tp = nullptr);
-// The CUDA twin's row permutation (lu_cuda.cu; NULL without CUDA) and its perm check (a kernel
-// and a read-back: SG_ERR_ARG naming the first bad entry).
-sg_lu_permute_fn sg_lu_permute_cuda(void);
+// The CUDA twin's perm check (lu_cuda.cu: a kernel and a read-back; SG_ERR_ARG naming the first
+// bad entry).
 sg_status        sg_lu_perm_check_cuda(sg_ctx *ctx, long long n, const int *perm, sg_report *rep);
 // The CUDA twin's getrs plan solve (arguments checked): on a context without deferred checks,
 // its kernels run with the device record deferred and are checked once at the end (one

@@ -25,7 +25,6 @@ extern "C" sg_status sg_trsv_plan_create_cuda(sg_ctx *, const sg_trsv_problem *,
 }
 sg_status sg_trsv_plan_solve_cuda(sg_ctx *, sg_trsv_plan, const sg_trsv_problem *, sg_report *rep) { return no_cuda(rep); }
 void      sg_trsv_plan_free_cuda(sg_trsv_plan) {}
-sg_lu_permute_fn sg_lu_permute_cuda(void) { return nullptr; }
 sg_status        sg_lu_perm_check_cuda(sg_ctx *, long long, const int *, sg_report *rep) { return no_cuda(rep); }
 sg_status        sg_trsv_plan_run_cuda(sg_ctx *, sg_trsv_plan, const sg_trsv_problem *, sg_report *rep) { return no_cuda(rep); }
 sg_status sg_getrs_plan_run_cuda(sg_ctx *, sg_getrs_plan, sg_trans, long long, const void *, long long, void *, long long, sg_report *rep)
