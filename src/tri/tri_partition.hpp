@@ -44,6 +44,8 @@
 // Team's fail(class, row, value); inputs and results are checked for Inf/NaN.
 #pragma once
 #include "tri/tri_team.hpp"
+#include <climits>
+#include <cstdlib>
 
 #if defined(__CUDACC__)
 #define TP_UNROLL _Pragma("unroll")
@@ -108,10 +110,49 @@ struct tp_plan {
   bool      open = false;  // CUDA: the next kernel of the solve may start early (tp_cuda_ex)
 };
 
+// Interleaved double batches of 2048 rows and more (up to 4096 with full groups): tiles of
+// TP_BLOCK threads = 64 bytes of consecutive systems x 256 rows (32 chunks double / 16 float),
+// the row width of the single-tile kernel at m = 256 (fp64 89.8 % of copy), in place of one tile
+// of 16-byte rows (m = 2048) or two passes over tiles of 32-byte rows (m = 4096). On the GPU the
+// REDUCE, the reduced solve and the FINISH of such a plan run as one persistent kernel
+// (tp_fused_ilv_kernel) in which each group's FINISH follows its REDUCE closely enough to find
+// most of its tile still in L2; the host twin runs the same plan level by level (same
+// arithmetic). The reduced system (2 rows per tile) must be one warp's team (team x spb <= 32).
+// Measured on an H100 (bench/tri/README.md), fp64 interleaved, % of copy, before -> fused:
+// m = 1024 67.7-68.4 -> 49.2-49.6, m = 2048 42.0-42.6 -> 48.5-49.0, m = 4096 40.2-40.3 -> 49.4-49.6;
+// float lost at every m (m = 512..4096: 69.6 / 61.1 / 40.5 / 37.5 -> 30.5 / 33.1 / 35.1 / 36.2),
+// so the default is from 2048 rows for double and never for float. SG_TRI_FUSE_MIN overrides
+// the smallest m for both (read once; host and device agree; the GPU tests set it to 1).
+template <class T> long long tp_fuse_min()
+{
+  static const long long v = [] {
+    const char *e = getenv("SG_TRI_FUSE_MIN");
+    return e ? atoll(e) : (sizeof(T) == 8 ? 2048LL : LLONG_MAX);
+  }();
+  return v;
+}
+template <class T> bool tp_fuse_plan(long long m, long long nbatch, tp_plan &p)
+{
+  constexpr int Q   = tp_q<T>();
+  const int     w64 = 64 / (int)sizeof(T);
+  const int     nbp = sg_next_pow2(nbatch < (1 << 20) ? nbatch : (1 << 20));
+  if (m < 2 || m < tp_fuse_min<T>()) return false;
+  p.spb    = nbp < w64 ? nbp : w64;
+  p.team   = TP_BLOCK / w64;
+  p.tile   = (long long)p.team * Q;
+  p.ntiles = (m + p.tile - 1) / p.tile;
+  if (p.ntiles < 2) return false;
+  const long long lastrows = m - (p.ntiles - 1) * p.tile;
+  p.mr     = 2 * (p.ntiles - 1) + (lastrows < 2 ? lastrows : 2);
+  p.groups = (nbatch + p.spb - 1) / p.spb;
+  return (long long)sg_next_pow2((p.mr + Q - 1) / Q) * p.spb <= 32 && p.groups * p.ntiles <= (1LL << 30);
+}
+
 template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatch)
 {
   constexpr int Q = tp_q<T>();
   tp_plan       p;
+  if (layout == SG_TRI_INTERLEAVED && tp_fuse_plan<T>(m, nbatch, p)) return p;
   const int     nbp = sg_next_pow2(nbatch < (1 << 20) ? nbatch : (1 << 20));
   // interleaved: >= 32 bytes of consecutive systems per block (4 double, 8 float), so that
   // a row of a block's systems is made of whole 32-byte sectors; a single tile may use 16 bytes
@@ -490,6 +531,8 @@ template <class T, class Team> SG_HD void tp_check_eq(Team &tm, const tp_eq<T> &
 //   ex.reduce(S, plan, tol, rdl, rd, rdu, rb, rss, rrs)  REDUCE every tile; tile t's
 //        equations go to elements (s, 2t), (s, 2t+1) at s*rss + k*rrs
 //   ex.ok()  false once a launch failed (device errors; stop early)
+//   ex.fused(S, R, plan, tol)  true if it solved S whole (REDUCE into R's arrays, R, FINISH) in
+//        one pass of its own (CUDA, tp_fuse_plan plans); false: the levels run one by one
 template <class T, class Ex> void tp_solve_levels(Ex &ex, const tp_sys<T> &S, T tol, T *work)
 {
   const int     layout = S.inter ? SG_TRI_INTERLEAVED : SG_TRI_CONTIGUOUS;
@@ -505,6 +548,7 @@ template <class T, class Ex> void tp_solve_levels(Ex &ex, const tp_sys<T> &S, T 
   R.xr = nullptr;
   R.rscale = S.rscale * (p.tile / 2);
   R.user   = false;
+  if (ex.fused(S, R, p, tol)) return;  // CUDA: REDUCE, reduced solve and FINISH in one kernel
   ex.reduce(S, p, tol, rdl, rd, rdu, rb, R.ss, R.rs);
   if (!ex.ok()) return;
   tp_solve_levels(ex, R, tol, work + 4 * nr);

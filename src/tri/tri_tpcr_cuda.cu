@@ -325,10 +325,11 @@ struct tp_map {
 };
 
 // The team's chunks (rows g0.. of tile ts in a, b, c, r) -> their solution (left in r):
-// chunk reduce, interface system, back substitution. wl: the team lies in one warp.
+// chunk reduce, interface system, back substitution. wl: 0 (block barriers), or the mask of
+// the lanes of one warp that make up the team (warp barriers).
 template <int Q, class T>
 __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
-                                              long long ts, long long g0, T tol, bool wl)
+                                              long long ts, long long g0, T tol, unsigned wl)
 {
   tp_eq<T> e0, e1;
   tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
@@ -341,7 +342,7 @@ __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const 
   // layout, team <= 32: wl) the barriers are warp barriers, so the warps of a block run
   // decoupled (one warp can load while another computes).
   auto sync = [wl]() {
-    if (wl) __syncwarp();
+    if (wl) __syncwarp(wl);
     else __syncthreads();
   };
   tp_put(W, ws, team, j, e1);
@@ -450,7 +451,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 #pragma unroll
     for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
   }
-  tp_team_solve<Q>(tm, a, b, c, r, W, ws, j, team, ts, g0, tol, !INTER && team <= 32 && (blockDim.x & 31) == 0);
+  tp_team_solve<Q>(tm, a, b, c, r, W, ws, j, team, ts, g0, tol, !INTER && team <= 32 && (blockDim.x & 31) == 0 ? 0xffffffffu : 0u);
   if (tm.active && g0 < te) tp_check_x<Q>(tm, r, g0, te);
   if constexpr (!INTER) co = tp_warp_contig<Q>(tm.active && g0 + Q <= te, o, S.x, S.x, S.x, S.x, o0);
   if (co) tp_warp_store<Q>(S.x, o0, stage, r);
@@ -563,7 +564,7 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
     if constexpr (RED) {
       tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? Q : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);
     } else {
-      tp_team_solve<Q>(tm, a, b, c, r, W, 1, j, team, ts, g0, tol, false);
+      tp_team_solve<Q>(tm, a, b, c, r, W, 1, j, team, ts, g0, tol, 0u);
       if (g0 < te) tp_check_x<Q>(tm, r, g0, te);
       long long  o0 = 0;
       const bool co = tp_warp_contig<Q>(g0 + Q <= te, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
@@ -593,36 +594,41 @@ template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const v
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(srcbytes) : "memory");
   else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
 }
+// Every thread of the block: its share of the copies of rows [r0, r0 + nr) of the spb systems
+// from s0 (interleaved, system stride 1) into buf, one commit group. Per array (aw words apart)
+// chunk-major [j][i][sl] with one padding row per chunk; pieces of PB bytes (PB / sizeof(T)
+// consecutive systems of one row); systems past nbatch are zero-filled.
+template <class T, int Q, int PB>
+__device__ __forceinline__ void tp_ilv_issue(T *buf, int aw, const tp_sys<T> &S, long long s0, long long r0, int nr, int spb)
+{
+  constexpr int E  = PB / (int)sizeof(T);  // systems per piece
+  const int     pr = spb / E, np = nr * pr;  // pieces per row, per array
+#pragma unroll 1
+  for (int p = (int)threadIdx.x; p < np; p += (int)blockDim.x) {
+    const int       row = p / pr, pc = p - row * pr;
+    const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
+    const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
+    const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
+    const long long src = sb ? sy + (r0 + row) * S.rs : 0;
+    tp_cp_async<PB>(buf + dst, S.dl + src, sb);
+    tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
+    tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
+    tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+  }
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
 template <class T, int Q, int PB>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
   sg_pdl_wait();
-  constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
-  const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
+  const int       spb  = P.spb, team = P.team;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
   const int       aw   = (int)tp_ilv_words<Q>(P);
   T *const        buf  = reinterpret_cast<T *>(tp_smem);
   T *const        W    = buf + 4 * aw + sl;
-  const int       pr   = spb / E;  // pieces per row
-  const int       np   = (int)S.m * pr;  // pieces per array of a group (one tile: rows [0, m))
-  auto issue = [&](long long g) {  // every thread: its pieces of group g
-    const long long s0 = g * spb;
-#pragma unroll 1
-    for (int p = (int)threadIdx.x; p < np; p += nthr) {
-      const int       row = p / pr, pc = p - row * pr;
-      const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
-      const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
-      const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
-      const long long src = sb ? sy + row * S.rs : 0;
-      tp_cp_async<PB>(buf + dst, S.dl + src, sb);
-      tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
-      tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
-      tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-  };
+  auto issue = [&](long long g) { tp_ilv_issue<T, Q, PB>(buf, aw, S, g * spb, 0, (int)S.m, spb); };  // every thread: its pieces of group g
   const long long groups = P.groups;
   if (blockIdx.x < groups) issue(blockIdx.x);
   for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
@@ -641,7 +647,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     __syncthreads();  // the buffer is free: fetch the next group now
     if (g + gridDim.x < groups) issue(g + gridDim.x);
     if (tm.active) tp_fix_chunk<Q>(tm, S, s, 0, 0, te, g0, a, b, c, r);
-    tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, false);
+    tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, 0u);
     if (tm.active && g0 < te) {
       tp_check_x<Q>(tm, r, g0, te);
       tp_dev_store<Q, true>(S, s, g0, te, r);
@@ -683,6 +689,185 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
   tp_team_reduce<Q>(tm, a, b, c, r, nrow, W, ws, j, team, s, t, ts, te, g0, tol, INTER ? P.spb : 1, O);
 }
 
+// FUSED (interleaved batches, tp_fuse_plan): the REDUCE of every tile, the reduced solve of
+// every group and the FINISH of every tile in one persistent kernel. The reason is the L2: a
+// group's rows are runs of 64 bytes (8 double / 16 float systems) at a stride of nbatch words, so
+// a block can hold only a tile (256 rows) of its group, not the whole system, and two passes over
+// the user's arrays would move 9 words per unknown. Here a group's FINISH items follow its REDUCE
+// items by a lag of about one round of the grid, so the FINISH finds its tile still in L2 (REDUCE
+// loads carry an evict_last policy, FINISH loads and the x stores evict_first).
+// Measured on an H100 (ncu, fp64 m = 4096, 4096 systems): DRAM reads 673 MB for 537 MB of input
+// (75 % of the FINISH's re-reads hit L2), writes 128 MB (x); but DRAM throughput is 45 % and issue
+// 48 %: latency-bound at 2 blocks of 256 per SM (registers), each item a load, a dependent chain
+// (chunk reduce, merge tree or PCR) and barriers. 49 % of copy against 40-42 % before (m = 2048,
+// 4096); a lag of 75 / 150 % of the grid 45 / 47 %, no L2 policies 44 %; the next item's tile
+// staged in shared memory by cp.async during this item's compute (2 x 92 KB per SM): 46 %.
+// Items (tickets, tp_fuse_item): REDUCE items in group-major order, the first F.lag of them
+// alone, then REDUCE and FINISH items alternately, then the last FINISH items. Every REDUCE item
+// a FINISH item depends on (the tiles of its group) has a smaller ticket (lag >= ntiles), and a
+// REDUCE item never waits, so the kernel cannot deadlock whatever the number of resident blocks.
+// The last REDUCE item of a group to arrive (counter F.cnt) solves the group's reduced system
+// with one warp (the same team as the host twin's single-tile SOLVE of that level) and releases
+// F.ready; a FINISH item issues its tile's loads first and waits for the flag (every thread, with
+// acquire loads) only before it folds the reduced solution in.
+struct tp_fuse {
+  unsigned *tick, *cnt, *ready;  // zeroed before the launch
+  long long nitem;               // REDUCE items = FINISH items = groups * ntiles
+  long long lag;                 // REDUCE items before the first FINISH item (>= ntiles)
+  int       teamr;               // chunks of the reduced system's team
+  int       pol;                 // L2 policies (REDUCE loads evict_last, FINISH evict_first); 0: none
+};
+__device__ __forceinline__ void tp_fuse_item(const tp_fuse &F, long long u, bool &fin, long long &i)
+{
+  const long long D = F.lag, alt = 2 * (F.nitem - D);
+  if (u < D) { fin = false; i = u; return; }
+  const long long v = u - D;
+  if (v < alt) { fin = (v & 1) != 0; i = fin ? v >> 1 : D + (v >> 1); }
+  else { fin = true; i = F.nitem - D + (v - alt); }
+}
+__device__ __forceinline__ unsigned long long tp_policy(int k)  // L2 eviction: 0 normal, 1 last, 2 first
+{
+  unsigned long long p;
+  if (k == 1) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+  else if (k == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+  else asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(p));
+  return p;
+}
+template <bool NC> __device__ __forceinline__ double tp_ld_pol(const double *p, unsigned long long pol)
+{
+  double v;
+  if constexpr (NC) asm("ld.global.nc.L2::cache_hint.L2::128B.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+  else asm volatile("ld.global.L2::cache_hint.L2::128B.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol) : "memory");
+  return v;
+}
+template <bool NC> __device__ __forceinline__ float tp_ld_pol(const float *p, unsigned long long pol)
+{
+  float v;
+  if constexpr (NC) asm("ld.global.nc.L2::cache_hint.L2::128B.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+  else asm volatile("ld.global.L2::cache_hint.L2::128B.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol) : "memory");
+  return v;
+}
+__device__ __forceinline__ void tp_st_pol(double *p, double v, unsigned long long pol)
+{
+  asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(p), "d"(v), "l"(pol) : "memory");
+}
+__device__ __forceinline__ void tp_st_pol(float *p, float v, unsigned long long pol)
+{
+  asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;" ::"l"(p), "f"(v), "l"(pol) : "memory");
+}
+__device__ __forceinline__ unsigned tp_ld_acquire(const unsigned *p)
+{
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// Rows [g0, g0+Q) of system s (identity for rows >= te), interleaved, with an L2 policy (b is
+// not read through the read-only path: x may alias it).
+template <int Q, class T>
+__device__ __forceinline__ void tp_ilv_load_pol(const tp_sys<T> &S, long long s, long long g0, long long te, unsigned long long pol, T (&a)[Q], T (&b)[Q],
+                                                T (&c)[Q], T (&r)[Q])
+{
+  const long long o = s * S.ss + g0 * S.rs;
+#pragma unroll
+  for (int i = 0; i < Q; i++) {
+    if (g0 + i < te) {
+      const long long k = o + i * S.rs;
+      a[i] = tp_ld_pol<true>(S.dl + k, pol); b[i] = tp_ld_pol<true>(S.d + k, pol); c[i] = tp_ld_pol<true>(S.du + k, pol); r[i] = tp_ld_pol<false>(S.b + k, pol);
+    } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+  }
+}
+template <class T, int Q>
+__global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<T> S, const tp_sys<T> R, const tp_plan P, const T tol, const tp_out<T> O,
+                                                                     const tp_fuse F, sg_dev_report *rep)
+{
+  extern __shared__ __align__(16) unsigned char tp_smem[];
+  __shared__ unsigned long long nxt[2];
+  __shared__ int                last;
+  sg_pdl_wait();
+  const int       spb = P.spb, team = P.team, tid = (int)threadIdx.x, sl = tid % spb, j = tid / spb;
+  T *const        W   = reinterpret_cast<T *>(tp_smem) + sl;
+  T *const        Wr  = reinterpret_cast<T *>(tp_smem) + (size_t)9 * blockDim.x + sl;  // the reduced solve's team words
+  const long long items = 2 * F.nitem;
+  const unsigned long long keep = tp_policy(F.pol ? 1 : 0), drop = tp_policy(F.pol ? 2 : 0);
+  tp_sys<T> S0 = S;  // REDUCE: no reduced solution to fold in
+  S0.xr        = nullptr;
+  tp_sys<T> Sx = S;  // FINISH
+  Sx.xr = R.x; Sx.xss = R.ss; Sx.xrs = R.rs;
+  if (tid == 0) nxt[0] = atomicAdd(F.tick, 1u);
+  __syncthreads();
+  for (int ph = 0;; ph ^= 1) {
+    const long long u = (long long)nxt[ph];
+    if (u >= items) break;
+    if (tid == 0) nxt[ph ^ 1] = atomicAdd(F.tick, 1u);  // read after this item's last barrier
+    bool      fin;
+    long long i;
+    tp_fuse_item(F, u, fin, i);
+    const long long grp = i / P.ntiles, t = i - grp * P.ntiles, s = grp * spb + sl;
+    tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
+    const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q, left = te - g0;
+    const int       nrow = !tm.active || left <= 0 ? 0 : left >= Q ? Q : (int)left;
+    // the tile: REDUCE loads rows < te of active chunks (as tp_reduce_kernel), FINISH every chunk
+    // of an active system (as tp_solve_kernel; rows >= te are the identity either way)
+    T a[Q], b[Q], c[Q], r[Q];
+    if (fin ? tm.active : nrow > 0) tp_ilv_load_pol<Q>(S, s, g0, te, fin ? drop : keep, a, b, c, r);
+    else {
+#pragma unroll
+      for (int k = 0; k < Q; k++) { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
+    }
+    if (!fin) {  // REDUCE (as tp_reduce_kernel), then the group's arrival
+      if (nrow) tp_fix_chunk<Q>(tm, S0, s, t, ts, te, g0, a, b, c, r);
+      tp_team_reduce<Q>(tm, a, b, c, r, nrow, W, spb, j, team, s, t, ts, te, g0, tol, spb, O);
+      if (j == 0) __threadfence();  // the tile's equations before the arrival
+      __syncthreads();
+      if (tid == 0) {
+        last = atomicAdd(F.cnt + grp, 1u) == (unsigned)(P.ntiles - 1);
+        if (last) __threadfence();
+      }
+      __syncthreads();
+      if (last && tid < 32) {  // the group's reduced system, one warp (team x spb <= 32 lanes)
+        const int       tr = F.teamr, jr = tid / spb, nl = tr * spb;
+        const unsigned  wm = nl >= 32 ? 0xffffffffu : (1u << nl) - 1u;
+        const long long g0r = (long long)jr * Q;
+        tp_dev_team     tmr{rep, s, R.rscale, jr < tr && s < R.nbatch};
+        if (tmr.active) {
+          const long long o = s * R.ss + g0r * R.rs;
+#pragma unroll
+          for (int k = 0; k < Q; k++) {
+            if (g0r + k < R.m) {
+              const long long q = o + k * R.rs;
+              a[k] = __ldcg(R.dl + q); b[k] = __ldcg(R.d + q); c[k] = __ldcg(R.du + q); r[k] = __ldcg(R.b + q);
+            } else { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
+          }
+          tp_fix_chunk<Q>(tmr, R, s, 0, 0, R.m, g0r, a, b, c, r);
+        } else {
+#pragma unroll
+          for (int k = 0; k < Q; k++) { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
+        }
+        if (jr < tr) tp_team_solve<Q>(tmr, a, b, c, r, Wr, spb, jr, tr, 0, g0r, tol, wm);
+        if (tmr.active && g0r < R.m) {
+          tp_check_x<Q>(tmr, r, g0r, R.m);
+          tp_dev_store<Q, true>(R, s, g0r, R.m, r);
+        }
+        __threadfence();
+        __syncwarp();
+        if (tid == 0) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(F.ready + grp), "r"(1u) : "memory");
+      }
+    } else {  // FINISH (as tp_solve_kernel with S.xr): the flag before the reduced solution is read
+      while (tp_ld_acquire(F.ready + grp) == 0u) __nanosleep(256);
+      if (tm.active) tp_fix_chunk<Q>(tm, Sx, s, t, ts, te, g0, a, b, c, r);
+      tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, ts, g0, tol, 0u);
+      if (tm.active && g0 < te) {
+        tp_check_x<Q>(tm, r, g0, te);
+        const long long o = s * S.ss + g0 * S.rs;
+#pragma unroll
+        for (int k = 0; k < Q; k++)
+          if (g0 + k < te) tp_st_pol(S.x + o + k * S.rs, r[k], drop);
+      }
+    }
+    __syncthreads();  // nxt[ph ^ 1]; the team words
+  }
+}
+
 // x[0] -= dl[0]*xp, x[n-1] -= du[n-1]*xn (sg_tri_block_solve with a non-TPCR algorithm)
 template <class T> __global__ void tp_fold_kernel(T *x, const T *dl, const T *du, long long n, T xp, T xn)
 {
@@ -707,6 +892,7 @@ template <class T> struct tp_cuda_ex {
   unsigned            *tick     = nullptr;  // a device counter of the workspace (dynamic FINISH items)
   bool                 armed    = false;    // the level-0 REDUCE zeroes tick
   bool                 big      = false;    // >= TP_OPEN_MIN unknowns: the levels open early
+  unsigned            *fflags   = nullptr;  // FUSED: ticket, per-group counters and flags (workspace)
   bool ok() const { return st == SG_OK; }
   // SG_TRI_PDL: 0 no programmatic launches; 1 programmatic launches only; 2 (default) also the
   // reduced levels open early and the level-0 FINISH takes its items by ticket (bench/tri/README.md)
@@ -847,6 +1033,38 @@ template <class T> struct tp_cuda_ex {
       return true;
     }
   }
+  // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
+  // reduced system is one warp's single tile. SG_TRI_FUSED=0 runs such plans level by level
+  // (the same arithmetic: an A/B switch); SG_TRI_FUSE_LAG sets the lag in percent of the grid
+  // (default 100: FINISH items run about one round of the grid behind their REDUCE items).
+  bool fused(const tp_sys<T> &S, const tp_sys<T> &R, const tp_plan &p, T tol)
+  {
+    static const bool      on     = [] { const char *e = getenv("SG_TRI_FUSED"); return !(e && e[0] == '0'); }();
+    static const long long lagpct = [] { const char *e = getenv("SG_TRI_FUSE_LAG"); return e ? atoll(e) : 100LL; }();
+    tp_plan                pf;
+    if (!on || !ok() || !S.user || !S.inter || S.ss != 1 || !fflags || !tp_fuse_plan<T>(S.m, S.nbatch, pf) || pf.team != p.team || pf.spb != p.spb ||
+        pf.ntiles != p.ntiles)
+      return false;
+    const tp_plan pr = tp_make_plan<T>(SG_TRI_INTERLEAVED, R.m, R.nbatch);
+    if (pr.ntiles != 1 || pr.team * p.spb > 32) return false;
+    static const int pol   = [] { const char *e = getenv("SG_TRI_FUSE_POL"); return !(e && e[0] == '0'); }();
+    const int        block = p.team * p.spb;
+    const size_t     smem  = (size_t)(9LL * block + 8LL * 32) * sizeof(T);
+    auto            *kern  = tp_fused_ilv_kernel<T, Q>;
+    int per_sm = 0;
+    st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, block, smem), rep, "tpcr fused occupancy");
+    if (!ok()) return true;
+    const long long nitem = p.groups * p.ntiles, most = (long long)(per_sm > 0 ? per_sm : 1) * sg_cuda_num_sms();
+    const long long grid  = 2 * nitem < most ? 2 * nitem : most;
+    long long       lag   = lagpct * grid / 100;
+    lag = lag < p.ntiles ? p.ntiles : lag > nitem ? nitem : lag;
+    st  = sg_cuda_check(cudaMemsetAsync(fflags, 0, (size_t)(2 * p.groups + 1) * sizeof(unsigned), sg_stream(ctx)), rep, "zeroing the tpcr fused counters");
+    if (!ok()) return true;
+    const tp_fuse   F{fflags, fflags + 1, fflags + 1 + p.groups, nitem, lag, pr.team, pol};
+    const tp_out<T> O{const_cast<T *>(R.dl), const_cast<T *>(R.d), const_cast<T *>(R.du), const_cast<T *>(R.b), R.ss, R.rs};
+    launch(kern, (unsigned)grid, block, smem, "launching the tpcr fused kernel", S, R, p, tol, O, F, sg_dreport(ctx));
+    return true;
+  }
   void solve(const tp_sys<T> &S, const tp_plan &p0, T tol)
   {
     unsigned grid; int block; size_t smem;
@@ -898,11 +1116,13 @@ template <class T> sg_status tp_cuda_run(sg_ctx *ctx, const tp_sys<T> &S, double
   const T   tol = pivtol > 0 ? (T)pivtol : sg_default_pivtol<T>();
   sg_status st;
   const long long words = tp_solve_work<T>(S.inter ? SG_TRI_INTERLEAVED : SG_TRI_CONTIGUOUS, S.m, S.nbatch);
-  T              *work  = tp_workspace<T>(ctx, words + 8 / (long long)sizeof(T), rep, st);  // + the FINISH ticket counter
+  const long long fw    = S.inter ? ((2 * S.nbatch + 2) * 4 + (long long)sizeof(T) - 1) / (long long)sizeof(T) : 0;  // FUSED flags
+  T              *work  = tp_workspace<T>(ctx, words + 8 / (long long)sizeof(T) + fw, rep, st);  // + the FINISH ticket counter
   if (st != SG_OK) return st;
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   tp_cuda_ex<T> ex{ctx, rep, SG_OK};
   ex.tick = reinterpret_cast<unsigned *>(work + words);
+  if (fw) ex.fflags = reinterpret_cast<unsigned *>(work + words + 8 / (long long)sizeof(T));
   static const long long open_min = [] { const char *e = getenv("SG_TRI_OPEN_MIN"); return e ? atoll(e) : TP_OPEN_MIN; }();  // tests: lower
   ex.big = S.m * S.nbatch >= open_min;
   tp_solve_levels(ex, S, tol, work);

@@ -33,6 +33,8 @@ template <class T> struct tp_host_ex {
   std::vector<T>        xf;            // x_first of the chunks
   std::vector<tp_node<T>> nodes;
   bool ok() const { return true; }
+  // the host runs a fused plan (tp_fuse_plan) level by level
+  bool fused(const tp_sys<T> &, const tp_sys<T> &, const tp_plan &, T) { return false; }
 
   void solve(const tp_sys<T> &S, const tp_plan &p, T tol)
   {

@@ -70,6 +70,15 @@ template <class T> static void sweep(bool quick)
           if (pad == 2) run_batch(B, alg, true, "random");
         }
       }
+  // The CUDA fused interleaved kernel (tp_fuse_plan: double m >= 2048; every precision and m >=
+  // 257 under SG_TRI_FUSE_MIN=1, ctest ".fuse"): enough groups for FINISH items to alternate with
+  // REDUCE items (517 systems: a partial last group), in place too
+  for (long long m : {2048ll, 3001ll, 4096ll}) {
+    if (quick && m != 2048) continue;
+    Batch<T> B = make_batch<T>(SG_TRI_INTERLEAVED, m, quick ? 61 : 517, quick ? 61 : 517, 0, seed++);
+    for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) run_batch(B, alg, false, "random");
+    run_batch(B, SG_TRI_TPCR, true, "random");
+  }
   // ... and its multi-level use (REDUCE and FINISH tiles of 512 rows): one long system with
   // 128-byte rows, and one without
   if (!quick)
@@ -110,9 +119,9 @@ template <class T> static void bad_inputs()
 {
   const char *pn = pname<T>();
   for (int lay = 0; lay < 2; lay++)
-    for (long long mb : {37ll, 1024ll})  // 1024 double: the CUDA streaming kernels (both layouts)
+    for (long long mb : {37ll, 1024ll, 2048ll})  // 1024 double: the CUDA streaming kernels (both layouts); 2048: the fused interleaved kernel
     for (sg_tri_alg alg : kAlgs) {
-      if (mb == 1024 && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
+      if (mb >= 1024 && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
       for (int what = 0; what < 2; what++) {
         Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : 9, 0, 777);
         if (what == 0) {  // zero row 11 of system 5: singular
