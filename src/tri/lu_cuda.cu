@@ -195,11 +195,19 @@ sg_status sg_getrs_plan_run_cuda(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans
     ctx->deferred = 1;
   }
   st = sg_getrs_chunks(ctx, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, permute_cuda_fn, rep, plan->tp);
-  if (defer) {  // one synchronisation: the first breakdown of the solves, reported as sg_trsv would; the record cleared
+  if (defer) {  // one synchronisation; the record cleared
     ctx->deferred      = 0;
     sg_report    local;
     const sg_status ck = sg_ctx_check(ctx, st == SG_OK ? rep : &local);
     if (st == SG_OK) st = ck;
+    // A breakdown: the shared record keeps the lowest row of all the solves, but the first failing
+    // stage is what counts (an Inf in b that the forward solve meets at row 5 turns every row of
+    // the backward solve's result into NaN, row 0 first). So the solve runs again with a check per
+    // stage, as SG_GETRS_ONESYNC=0 does, and reports the same first failure as the host. Only
+    // failed solves pay for it. Not when X is B (solved in place, B is gone): then the row is
+    // the lowest one any stage reported (the status is the same).
+    if ((st == SG_ERR_NONFINITE || st == SG_ERR_ZERO_PIVOT) && X != B)
+      st = sg_getrs_chunks(ctx, plan->prec, trans, plan->n, nrhs, plan->LU, plan->lda, plan->perm, B, ldb, X, ldx, permute_cuda_fn, rep, plan->tp);
   }
   return st;
 }
