@@ -110,19 +110,20 @@ struct tp_plan {
   bool      open = false;  // CUDA: the next kernel of the solve may start early (tp_cuda_ex)
 };
 
-// Interleaved double batches of 2048 rows and more (up to 4096 with full groups): tiles of
-// TP_BLOCK threads = 64 bytes of consecutive systems x 256 rows (32 chunks double / 16 float),
-// the row width of the single-tile kernel at m = 256 (fp64 89.8 % of copy), in place of one tile
-// of 16-byte rows (m = 2048) or two passes over tiles of 32-byte rows (m = 4096). On the GPU the
-// REDUCE, the reduced solve and the FINISH of such a plan run as one persistent kernel
-// (tp_fused_ilv_kernel) in which each group's FINISH follows its REDUCE closely enough to find
-// most of its tile still in L2; the host twin runs the same plan level by level (same
-// arithmetic). The reduced system (2 rows per tile) must be one warp's team (team x spb <= 32).
+// Interleaved double batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of
+// consecutive systems (16 double / 32 float) x 128 rows, in place of one tile of 16-byte rows
+// (m = 2048) or two passes over tiles of 32-byte rows (m = 4096). On the GPU the REDUCE, the
+// reduced solve and the FINISH of such a plan run as one persistent kernel (tp_fused_ilv_kernel)
+// in which each group's FINISH follows its REDUCE closely enough to find most of its tile still
+// in L2; the host twin runs the same plan level by level (same arithmetic). The reduced system
+// (2 rows per tile) must be one block's single-tile team (its team <= the plan's).
 // Measured on an H100 (bench/tri/README.md), fp64 interleaved, % of copy, before -> fused:
-// m = 1024 67.7-68.4 -> 49.2-49.6, m = 2048 42.0-42.6 -> 48.5-49.0, m = 4096 40.2-40.3 -> 49.4-49.6;
-// float lost at every m (m = 512..4096: 69.6 / 61.1 / 40.5 / 37.5 -> 30.5 / 33.1 / 35.1 / 36.2),
-// so the default is from 2048 rows for double and never for float. SG_TRI_FUSE_MIN overrides
-// the smallest m for both (read once; host and device agree; the GPU tests set it to 1).
+// m = 2048 42.0-42.6 -> 54.7, m = 4096 40.2-40.3 -> 54.8 (m = 1024: 68.1 -> 53.6, so not there);
+// rows of 64 / 32 / 16 bytes 49 / 36 / 21 %, of 256 bytes (64-row tiles: m <= 2048 only) 52.7 %
+// at m = 2048. float lost at every m (m = 512..4096 at 128-byte rows: 69.6 / 61.1 / 40.5 / 37.5 ->
+// 36.4 / 38.2 / 38.9 / 38.6), so the default is from 2048 rows for double, never for float.
+// SG_TRI_FUSE_MIN overrides the smallest m for both precisions, SG_TRI_FUSE_SPB the systems per
+// block (read once; host and device agree; the GPU tests set SG_TRI_FUSE_MIN=1).
 template <class T> long long tp_fuse_min()
 {
   static const long long v = [] {
@@ -134,18 +135,23 @@ template <class T> long long tp_fuse_min()
 template <class T> bool tp_fuse_plan(long long m, long long nbatch, tp_plan &p)
 {
   constexpr int Q   = tp_q<T>();
-  const int     w64 = 64 / (int)sizeof(T);
   const int     nbp = sg_next_pow2(nbatch < (1 << 20) ? nbatch : (1 << 20));
   if (m < 2 || m < tp_fuse_min<T>()) return false;
-  p.spb    = nbp < w64 ? nbp : w64;
-  p.team   = TP_BLOCK / w64;
+  static const int spbx = [] {
+    const char *e = getenv("SG_TRI_FUSE_SPB");
+    const int   v = e ? atoi(e) : 0;
+    return v >= 1 && v <= TP_BLOCK && (v & (v - 1)) == 0 ? v : 0;
+  }();
+  const int sm = spbx ? spbx : 128 / (int)sizeof(T);
+  p.spb    = nbp < sm ? nbp : sm;
+  p.team   = TP_BLOCK / sm;
   p.tile   = (long long)p.team * Q;
   p.ntiles = (m + p.tile - 1) / p.tile;
   if (p.ntiles < 2) return false;
   const long long lastrows = m - (p.ntiles - 1) * p.tile;
   p.mr     = 2 * (p.ntiles - 1) + (lastrows < 2 ? lastrows : 2);
   p.groups = (nbatch + p.spb - 1) / p.spb;
-  return (long long)sg_next_pow2((p.mr + Q - 1) / Q) * p.spb <= 32 && p.groups * p.ntiles <= (1LL << 30);
+  return sg_next_pow2((p.mr + Q - 1) / Q) <= p.team && p.groups * p.ntiles <= (1LL << 30);
 }
 
 template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatch)

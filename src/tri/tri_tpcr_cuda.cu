@@ -325,11 +325,12 @@ struct tp_map {
 };
 
 // The team's chunks (rows g0.. of tile ts in a, b, c, r) -> their solution (left in r):
-// chunk reduce, interface system, back substitution. wl: 0 (block barriers), or the mask of
-// the lanes of one warp that make up the team (warp barriers).
+// chunk reduce, interface system, back substitution. Barriers: nbar > 0, named barrier 1 of the
+// block's first nbar threads (a multiple of 32); else wl: 0 (block barriers), or the mask of the
+// lanes of one warp that make up the team (warp barriers).
 template <int Q, class T>
 __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
-                                              long long ts, long long g0, T tol, unsigned wl)
+                                              long long ts, long long g0, T tol, unsigned wl, int nbar = 0)
 {
   tp_eq<T> e0, e1;
   tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
@@ -341,8 +342,9 @@ __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const 
   // the buffer the last step did not read. When a team lies inside one warp (contiguous
   // layout, team <= 32: wl) the barriers are warp barriers, so the warps of a block run
   // decoupled (one warp can load while another computes).
-  auto sync = [wl]() {
-    if (wl) __syncwarp(wl);
+  auto sync = [wl, nbar]() {
+    if (nbar) asm volatile("bar.sync 1, %0;" ::"r"(nbar) : "memory");
+    else if (wl) __syncwarp(wl);
     else __syncthreads();
   };
   tp_put(W, ws, team, j, e1);
@@ -691,25 +693,29 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
 
 // FUSED (interleaved batches, tp_fuse_plan): the REDUCE of every tile, the reduced solve of
 // every group and the FINISH of every tile in one persistent kernel. The reason is the L2: a
-// group's rows are runs of 64 bytes (8 double / 16 float systems) at a stride of nbatch words, so
-// a block can hold only a tile (256 rows) of its group, not the whole system, and two passes over
-// the user's arrays would move 9 words per unknown. Here a group's FINISH items follow its REDUCE
-// items by a lag of about one round of the grid, so the FINISH finds its tile still in L2 (REDUCE
-// loads carry an evict_last policy, FINISH loads and the x stores evict_first).
-// Measured on an H100 (ncu, fp64 m = 4096, 4096 systems): DRAM reads 673 MB for 537 MB of input
-// (75 % of the FINISH's re-reads hit L2), writes 128 MB (x); but DRAM throughput is 45 % and issue
-// 48 %: latency-bound at 2 blocks of 256 per SM (registers), each item a load, a dependent chain
-// (chunk reduce, merge tree or PCR) and barriers. 49 % of copy against 40-42 % before (m = 2048,
-// 4096); a lag of 75 / 150 % of the grid 45 / 47 %, no L2 policies 44 %; the next item's tile
-// staged in shared memory by cp.async during this item's compute (2 x 92 KB per SM): 46 %.
+// group's rows are runs of 128 bytes (16 double / 32 float systems) at a stride of nbatch words,
+// so a block holds only a tile (128 rows) of its group, not the whole system, and two passes
+// over the user's arrays would move 9 words per unknown. Here a group's FINISH items follow its
+// REDUCE items by a lag of about 1.5 rounds of the grid, so the FINISH finds most of its tile
+// still in L2 (REDUCE loads carry an evict_last policy, FINISH loads and the x stores
+// evict_first).
+// Measured on an H100 (fp64, 4096 systems of m = 4096, ncu, 64-byte rows): DRAM reads 673 MB
+// for 537 MB of input (75 % of the FINISH's re-reads hit L2), writes 128 MB (x); DRAM throughput
+// 45 % and issue 48 %: latency-bound at 2 blocks of 256 per SM (registers), each item a load, a
+// dependent chain (chunk reduce, merge tree or PCR) and barriers. Wider rows help (fewer, longer
+// DRAM runs): fp64 m = 2048 / 4096 at 128-byte rows 54.7 / 54.8 % of copy against 42.6 / 40.3
+// before and 48.8 / 49.7 at 64 bytes. Lag 100 / 200 / 300 % of the grid: 52.1 / 51.7 / 49.2 %,
+// no L2 policies 48.6 %; the next item's tile staged in shared memory by cp.async during this
+// item's compute (64-byte rows, 2 x 92 KB per SM): 46 % against 49 %.
 // Items (tickets, tp_fuse_item): REDUCE items in group-major order, the first F.lag of them
 // alone, then REDUCE and FINISH items alternately, then the last FINISH items. Every REDUCE item
 // a FINISH item depends on (the tiles of its group) has a smaller ticket (lag >= ntiles), and a
 // REDUCE item never waits, so the kernel cannot deadlock whatever the number of resident blocks.
 // The last REDUCE item of a group to arrive (counter F.cnt) solves the group's reduced system
-// with one warp (the same team as the host twin's single-tile SOLVE of that level) and releases
-// F.ready; a FINISH item issues its tile's loads first and waits for the flag (every thread, with
-// acquire loads) only before it folds the reduced solution in.
+// with the block's first teamr x spb threads (the same team as the host twin's single-tile SOLVE
+// of that level; named barrier 1, or warp barriers below 32 threads) and releases F.ready; a
+// FINISH item loads its tile first and waits for the flag (every thread, with acquire loads)
+// only before it folds the reduced solution in.
 struct tp_fuse {
   unsigned *tick, *cnt, *ready;  // zeroed before the launch
   long long nitem;               // REDUCE items = FINISH items = groups * ntiles
@@ -824,9 +830,10 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
         if (last) __threadfence();
       }
       __syncthreads();
-      if (last && tid < 32) {  // the group's reduced system, one warp (team x spb <= 32 lanes)
-        const int       tr = F.teamr, jr = tid / spb, nl = tr * spb;
-        const unsigned  wm = nl >= 32 ? 0xffffffffu : (1u << nl) - 1u;
+      const int tr = F.teamr, nl = tr * spb, np = nl < 32 ? 32 : nl;  // the reduced team's lanes; its warps
+      if (last && tid < np) {  // the group's reduced system: the first tr x spb threads
+        const int       jr = tid / spb;
+        const unsigned  wm = nl >= 32 ? 0u : (1u << nl) - 1u;
         const long long g0r = (long long)jr * Q;
         tp_dev_team     tmr{rep, s, R.rscale, jr < tr && s < R.nbatch};
         if (tmr.active) {
@@ -843,13 +850,14 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
 #pragma unroll
           for (int k = 0; k < Q; k++) { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
         }
-        if (jr < tr) tp_team_solve<Q>(tmr, a, b, c, r, Wr, spb, jr, tr, 0, g0r, tol, wm);
+        if (jr < tr) tp_team_solve<Q>(tmr, a, b, c, r, Wr, spb, jr, tr, 0, g0r, tol, wm, nl >= 32 ? nl : 0);
         if (tmr.active && g0r < R.m) {
           tp_check_x<Q>(tmr, r, g0r, R.m);
           tp_dev_store<Q, true>(R, s, g0r, R.m, r);
         }
         __threadfence();
-        __syncwarp();
+        if (nl > 32) asm volatile("bar.sync 1, %0;" ::"r"(nl) : "memory");
+        else __syncwarp();
         if (tid == 0) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(F.ready + grp), "r"(1u) : "memory");
       }
     } else {  // FINISH (as tp_solve_kernel with S.xr): the flag before the reduced solution is read
@@ -1034,22 +1042,23 @@ template <class T> struct tp_cuda_ex {
     }
   }
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
-  // reduced system is one warp's single tile. SG_TRI_FUSED=0 runs such plans level by level
+  // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level
   // (the same arithmetic: an A/B switch); SG_TRI_FUSE_LAG sets the lag in percent of the grid
-  // (default 100: FINISH items run about one round of the grid behind their REDUCE items).
+  // (default 150: FINISH items run about 1.5 rounds of the grid behind their REDUCE items);
+  // SG_TRI_FUSE_POL=0 drops the L2 policies (A/B).
   bool fused(const tp_sys<T> &S, const tp_sys<T> &R, const tp_plan &p, T tol)
   {
     static const bool      on     = [] { const char *e = getenv("SG_TRI_FUSED"); return !(e && e[0] == '0'); }();
-    static const long long lagpct = [] { const char *e = getenv("SG_TRI_FUSE_LAG"); return e ? atoll(e) : 100LL; }();
+    static const long long lagpct = [] { const char *e = getenv("SG_TRI_FUSE_LAG"); return e ? atoll(e) : 150LL; }();
     tp_plan                pf;
     if (!on || !ok() || !S.user || !S.inter || S.ss != 1 || !fflags || !tp_fuse_plan<T>(S.m, S.nbatch, pf) || pf.team != p.team || pf.spb != p.spb ||
         pf.ntiles != p.ntiles)
       return false;
     const tp_plan pr = tp_make_plan<T>(SG_TRI_INTERLEAVED, R.m, R.nbatch);
-    if (pr.ntiles != 1 || pr.team * p.spb > 32) return false;
+    if (pr.ntiles != 1 || pr.team > p.team) return false;
     static const int pol   = [] { const char *e = getenv("SG_TRI_FUSE_POL"); return !(e && e[0] == '0'); }();
     const int        block = p.team * p.spb;
-    const size_t     smem  = (size_t)(9LL * block + 8LL * 32) * sizeof(T);
+    const size_t     smem  = (size_t)(17LL * block) * sizeof(T);
     auto            *kern  = tp_fused_ilv_kernel<T, Q>;
     int per_sm = 0;
     st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, block, smem), rep, "tpcr fused occupancy");

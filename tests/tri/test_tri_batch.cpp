@@ -71,7 +71,7 @@ template <class T> static void sweep(bool quick)
         }
       }
   // The CUDA fused interleaved kernel (tp_fuse_plan: double m >= 2048; every precision and m >=
-  // 257 under SG_TRI_FUSE_MIN=1, ctest ".fuse"): enough groups for FINISH items to alternate with
+  // 129 under SG_TRI_FUSE_MIN=1, ctest ".fuse"): enough groups for FINISH items to alternate with
   // REDUCE items (517 systems: a partial last group), in place too
   for (long long m : {2048ll, 3001ll, 4096ll}) {
     if (quick && m != 2048) continue;
