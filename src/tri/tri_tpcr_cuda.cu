@@ -37,7 +37,8 @@
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
 //   batches of m = 512 / 1024 use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
-//   group's rows, the same overlap).
+//   group's rows, the same overlap); from m = 2048 tp_fused_ilv_kernel (the REDUCE, the reduced
+//   solves and the FINISH of 128-row tiles in one persistent grid, the FINISH finding its tile in L2).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
 //   absorbs the e1 of its left neighbour and its own e1), PCR on the chunks' first
 //   unknowns (1 equation per thread, log2(team) steps: 8 for team 256), then x_last from
