@@ -824,11 +824,15 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
     if (!fin) {  // REDUCE (as tp_reduce_kernel), then the group's arrival
       if (nrow) tp_fix_chunk<Q>(tm, S0, s, t, ts, te, g0, a, b, c, r);
       tp_team_reduce<Q>(tm, a, b, c, r, nrow, W, spb, j, team, s, t, ts, te, g0, tol, spb, O);
-      if (j == 0) __threadfence();  // the tile's equations before the arrival
+      // the arrival: the block barrier orders the tile's equations (written by the j == 0 threads)
+      // before thread 0's acq_rel atomic, whose release is cumulative; its acquire orders the
+      // group's other equations before the reduced solve's loads (and the barrier after it, for
+      // the other threads)
       __syncthreads();
       if (tid == 0) {
-        last = atomicAdd(F.cnt + grp, 1u) == (unsigned)(P.ntiles - 1);
-        if (last) __threadfence();
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(F.cnt + grp) : "memory");
+        last = old == (unsigned)(P.ntiles - 1);
       }
       __syncthreads();
       const int tr = F.teamr, nl = tr * spb, np = nl < 32 ? 32 : nl;  // the reduced team's lanes; its warps
@@ -856,9 +860,10 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
           tp_check_x<Q>(tmr, r, g0r, R.m);
           tp_dev_store<Q, true>(R, s, g0r, R.m, r);
         }
-        __threadfence();
         if (nl > 32) asm volatile("bar.sync 1, %0;" ::"r"(nl) : "memory");
         else __syncwarp();
+        // the reduced solution (written by the team) before the flag: the barrier, then a release
+        // (cumulative) by thread 0
         if (tid == 0) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(F.ready + grp), "r"(1u) : "memory");
       }
     } else {  // FINISH (as tp_solve_kernel with S.xr): the flag before the reduced solution is read
