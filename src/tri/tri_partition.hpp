@@ -118,7 +118,7 @@ struct tp_plan {
 // in L2; the host twin runs the same plan level by level (same arithmetic). The reduced system
 // (2 rows per tile) must be one block's single-tile team (its team <= the plan's).
 // Measured on an H100 (bench/tri/README.md), fp64 interleaved, % of copy, before -> fused:
-// m = 2048 42.0-42.6 -> 54.7, m = 4096 40.2-40.3 -> 54.8 (m = 1024: 68.1 -> 53.6, so not there);
+// m = 2048 42.0-42.6 -> 55.2, m = 4096 40.2-40.3 -> 55.3 (m = 1024: 68.1 -> 53.6, so not there);
 // rows of 64 / 32 / 16 bytes 49 / 36 / 21 %, of 256 bytes (64-row tiles: m <= 2048 only) 52.7 %
 // at m = 2048. float lost at every m (m = 512..4096 at 128-byte rows: 69.6 / 61.1 / 40.5 / 37.5 ->
 // 36.4 / 38.2 / 38.9 / 38.6), so the default is from 2048 rows for double, never for float.

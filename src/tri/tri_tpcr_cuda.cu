@@ -704,7 +704,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
 // for 537 MB of input (75 % of the FINISH's re-reads hit L2), writes 128 MB (x); DRAM throughput
 // 45 % and issue 48 %: latency-bound at 2 blocks of 256 per SM (registers), each item a load, a
 // dependent chain (chunk reduce, merge tree or PCR) and barriers. Wider rows help (fewer, longer
-// DRAM runs): fp64 m = 2048 / 4096 at 128-byte rows 54.7 / 54.8 % of copy against 42.6 / 40.3
+// DRAM runs): fp64 m = 2048 / 4096 at 128-byte rows 55.2 / 55.3 % of copy against 42.6 / 40.3
 // before and 48.8 / 49.7 at 64 bytes. Lag 100 / 200 / 300 % of the grid: 52.1 / 51.7 / 49.2 %,
 // no L2 policies 48.6 %; the next item's tile staged in shared memory by cp.async during this
 // item's compute (64-byte rows, 2 x 92 KB per SM): 46 % against 49 %.
