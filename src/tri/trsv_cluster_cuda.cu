@@ -793,11 +793,8 @@ template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a,
 #pragma unroll
     for (int i = 0; i < CB; i++) out[lane * CB + i] = (pass || i >= lane) ? y[i] : T(0);
   }
-  __syncwarp();
-  if (lane == 0) {
-    __threadfence();
-    st_release(a.dflag() + I, a.epoch);
-  }
+  __syncwarp();  // the warp's stores before lane 0's release (cumulative)
+  if (lane == 0) st_release(a.dflag() + I, a.epoch);
 }
 // a chunk's partial sum p (lane: row) into S_I: alone, or added to the row's other chunks by the last one to finish
 template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j, T p, int lane)
@@ -810,15 +807,12 @@ template <class T> __device__ void hy_publish(const HyArgs<T> &a, const HyJob &j
   }
   T *const p0 = a.part + (size_t)j.I * a.maxch * CB + lane;
   p0[(size_t)j.c * CB] = p;
-  __syncwarp();
+  __syncwarp();  // the warp's partial sums before lane 0's arrival, an acq_rel atomic (its release is cumulative)
   unsigned old = 0;
-  if (lane == 0) {
-    __threadfence();
-    old = atomicAdd(a.cnt() + j.I, 1u);
-  }
+  if (lane == 0) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(a.cnt() + j.I) : "memory");
   old = __shfl_sync(~0u, old, 0);
   if (old != (unsigned)nch - 1) return;
-  __threadfence();
+  __syncwarp();  // the other chunks' sums (acquired by lane 0) before every lane's loads
   T s = T(0);
   for (int c0 = 0; c0 < nch; c0 += 8) {  // eight loads in flight, added in chunk order
     T v[8];
