@@ -153,12 +153,36 @@ template <bool NC> __device__ __forceinline__ float tp_ld_l2(const float *p)
   return v;
 }
 
-// Raw rows [g0, g0+Q) of system s (identity for rows >= te): vector path for full chunks
-// of the contiguous layout (row stride 1), else tp_load_raw.
-template <int Q, bool INTER, class T>
-__device__ __forceinline__ void tp_dev_load(const tp_sys<T> &S, long long s, long long g0, long long te, T (&a)[Q], T (&b)[Q], T (&c)[Q],
-                                            T (&r)[Q])
+__device__ __forceinline__ unsigned long long tp_policy(int k)  // L2 eviction: 0 normal, 1 last, 2 first
 {
+  unsigned long long p;
+  if (k == 1) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
+  else if (k == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
+  else asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(p));
+  return p;
+}
+template <bool NC> __device__ __forceinline__ double tp_ld_pol(const double *p, unsigned long long pol)
+{
+  double v;
+  if constexpr (NC) asm("ld.global.nc.L2::cache_hint.L2::128B.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
+  else asm volatile("ld.global.L2::cache_hint.L2::128B.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol) : "memory");
+  return v;
+}
+template <bool NC> __device__ __forceinline__ float tp_ld_pol(const float *p, unsigned long long pol)
+{
+  float v;
+  if constexpr (NC) asm("ld.global.nc.L2::cache_hint.L2::128B.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
+  else asm volatile("ld.global.L2::cache_hint.L2::128B.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol) : "memory");
+  return v;
+}
+// Raw rows [g0, g0+Q) of system s (identity for rows >= te): vector path for full chunks
+// of the contiguous layout (row stride 1), else tp_load_raw. POL (interleaved only): the row
+// loads carry the L2 eviction policy pol (tp_policy).
+template <int Q, bool INTER, bool POL = false, class T>
+__device__ __forceinline__ void tp_dev_load(const tp_sys<T> &S, long long s, long long g0, long long te, T (&a)[Q], T (&b)[Q], T (&c)[Q],
+                                            T (&r)[Q], unsigned long long pol = 0)
+{
+  static_assert(INTER || !POL, "L2 policies: interleaved rows only");
   if (!INTER && g0 + Q <= te) {
     const long long o = s * S.ss + g0;
     tp_ld<true>(S.dl + o, a); tp_ld<true>(S.d + o, b); tp_ld<true>(S.du + o, c); tp_ld<false>(S.b + o, r);
@@ -171,7 +195,11 @@ __device__ __forceinline__ void tp_dev_load(const tp_sys<T> &S, long long s, lon
     for (int i = 0; i < Q; i++) {
       if (g0 + i < te) {
         const long long k = o + i * S.rs;
-        a[i] = tp_ld_l2<true>(S.dl + k); b[i] = tp_ld_l2<true>(S.d + k); c[i] = tp_ld_l2<true>(S.du + k); r[i] = tp_ld_l2<false>(S.b + k);
+        if constexpr (POL) {  // (b not read-only: x may alias it)
+          a[i] = tp_ld_pol<true>(S.dl + k, pol); b[i] = tp_ld_pol<true>(S.d + k, pol); c[i] = tp_ld_pol<true>(S.du + k, pol); r[i] = tp_ld_pol<false>(S.b + k, pol);
+        } else {
+          a[i] = tp_ld_l2<true>(S.dl + k); b[i] = tp_ld_l2<true>(S.d + k); c[i] = tp_ld_l2<true>(S.du + k); r[i] = tp_ld_l2<false>(S.b + k);
+        }
       } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
     }
   } else tp_load_raw<Q>(S, s, g0, te, a, b, c, r);
@@ -597,41 +625,36 @@ template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const v
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(srcbytes) : "memory");
   else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
 }
-// Every thread of the block: its share of the copies of rows [r0, r0 + nr) of the spb systems
-// from s0 (interleaved, system stride 1) into buf, one commit group. Per array (aw words apart)
-// chunk-major [j][i][sl] with one padding row per chunk; pieces of PB bytes (PB / sizeof(T)
-// consecutive systems of one row); systems past nbatch are zero-filled.
-template <class T, int Q, int PB>
-__device__ __forceinline__ void tp_ilv_issue(T *buf, int aw, const tp_sys<T> &S, long long s0, long long r0, int nr, int spb)
-{
-  constexpr int E  = PB / (int)sizeof(T);  // systems per piece
-  const int     pr = spb / E, np = nr * pr;  // pieces per row, per array
-#pragma unroll 1
-  for (int p = (int)threadIdx.x; p < np; p += (int)blockDim.x) {
-    const int       row = p / pr, pc = p - row * pr;
-    const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
-    const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
-    const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
-    const long long src = sb ? sy + (r0 + row) * S.rs : 0;
-    tp_cp_async<PB>(buf + dst, S.dl + src, sb);
-    tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
-    tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
-    tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
-  }
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
 template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
 template <class T, int Q, int PB>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
 {
   extern __shared__ __align__(16) unsigned char tp_smem[];
   sg_pdl_wait();
-  const int       spb  = P.spb, team = P.team;
+  constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
+  const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
   const int       aw   = (int)tp_ilv_words<Q>(P);
   T *const        buf  = reinterpret_cast<T *>(tp_smem);
   T *const        W    = buf + 4 * aw + sl;
-  auto issue = [&](long long g) { tp_ilv_issue<T, Q, PB>(buf, aw, S, g * spb, 0, (int)S.m, spb); };  // every thread: its pieces of group g
+  const int       pr   = spb / E;  // pieces per row
+  const int       np   = (int)S.m * pr;  // pieces per array of a group (one tile: rows [0, m))
+  auto issue = [&](long long g) {  // every thread: its pieces of group g
+    const long long s0 = g * spb;
+#pragma unroll 1
+    for (int p = (int)threadIdx.x; p < np; p += nthr) {
+      const int       row = p / pr, pc = p - row * pr;
+      const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
+      const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
+      const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
+      const long long src = sb ? sy + row * S.rs : 0;
+      tp_cp_async<PB>(buf + dst, S.dl + src, sb);
+      tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
+      tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
+      tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
   const long long groups = P.groups;
   if (blockIdx.x < groups) issue(blockIdx.x);
   for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
@@ -732,28 +755,6 @@ __device__ __forceinline__ void tp_fuse_item(const tp_fuse &F, long long u, bool
   if (v < alt) { fin = (v & 1) != 0; i = fin ? v >> 1 : D + (v >> 1); }
   else { fin = true; i = F.nitem - D + (v - alt); }
 }
-__device__ __forceinline__ unsigned long long tp_policy(int k)  // L2 eviction: 0 normal, 1 last, 2 first
-{
-  unsigned long long p;
-  if (k == 1) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(p));
-  else if (k == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(p));
-  else asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(p));
-  return p;
-}
-template <bool NC> __device__ __forceinline__ double tp_ld_pol(const double *p, unsigned long long pol)
-{
-  double v;
-  if constexpr (NC) asm("ld.global.nc.L2::cache_hint.L2::128B.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol));
-  else asm volatile("ld.global.L2::cache_hint.L2::128B.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(pol) : "memory");
-  return v;
-}
-template <bool NC> __device__ __forceinline__ float tp_ld_pol(const float *p, unsigned long long pol)
-{
-  float v;
-  if constexpr (NC) asm("ld.global.nc.L2::cache_hint.L2::128B.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol));
-  else asm volatile("ld.global.L2::cache_hint.L2::128B.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(pol) : "memory");
-  return v;
-}
 __device__ __forceinline__ void tp_st_pol(double *p, double v, unsigned long long pol)
 {
   asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(p), "d"(v), "l"(pol) : "memory");
@@ -767,21 +768,6 @@ __device__ __forceinline__ unsigned tp_ld_acquire(const unsigned *p)
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
-}
-// Rows [g0, g0+Q) of system s (identity for rows >= te), interleaved, with an L2 policy (b is
-// not read through the read-only path: x may alias it).
-template <int Q, class T>
-__device__ __forceinline__ void tp_ilv_load_pol(const tp_sys<T> &S, long long s, long long g0, long long te, unsigned long long pol, T (&a)[Q], T (&b)[Q],
-                                                T (&c)[Q], T (&r)[Q])
-{
-  const long long o = s * S.ss + g0 * S.rs;
-#pragma unroll
-  for (int i = 0; i < Q; i++) {
-    if (g0 + i < te) {
-      const long long k = o + i * S.rs;
-      a[i] = tp_ld_pol<true>(S.dl + k, pol); b[i] = tp_ld_pol<true>(S.d + k, pol); c[i] = tp_ld_pol<true>(S.du + k, pol); r[i] = tp_ld_pol<false>(S.b + k, pol);
-    } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
-  }
 }
 template <class T, int Q>
 __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<T> S, const tp_sys<T> R, const tp_plan P, const T tol, const tp_out<T> O,
@@ -816,7 +802,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
     // the tile: REDUCE loads rows < te of active chunks (as tp_reduce_kernel), FINISH every chunk
     // of an active system (as tp_solve_kernel; rows >= te are the identity either way)
     T a[Q], b[Q], c[Q], r[Q];
-    if (fin ? tm.active : nrow > 0) tp_ilv_load_pol<Q>(S, s, g0, te, fin ? drop : keep, a, b, c, r);
+    if (fin ? tm.active : nrow > 0) tp_dev_load<Q, true, true>(S, s, g0, te, a, b, c, r, fin ? drop : keep);
     else {
 #pragma unroll
       for (int k = 0; k < Q; k++) { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
