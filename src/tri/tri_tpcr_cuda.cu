@@ -769,29 +769,79 @@ __device__ __forceinline__ unsigned tp_ld_acquire(const unsigned *p)
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
-template <class T, int Q>
-__global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<T> S, const tp_sys<T> R, const tp_plan P, const T tol, const tp_out<T> O,
-                                                                     const tp_fuse F, sg_dev_report *rep)
+// STG: the tiles come by tensor copies (TMA, 2D maps of the interleaved arrays, a box = one tile
+// of the group's spb systems) into a shared staging buffer, and the next item's copies are issued
+// as soon as every thread holds this item's tile in registers, so they are in flight during this
+// item's chains and barriers (without it a block's loads wait at the start of every item).
+__device__ __forceinline__ void tp_tma_load_2d_pol(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar, unsigned long long pol)
 {
-  extern __shared__ __align__(16) unsigned char tp_smem[];
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(
+                 smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(x), "r"(y), "r"(smem_u32(bar)), "l"(pol)
+               : "memory");
+}
+template <class T, int Q, bool STG>
+__global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<T> S, const tp_sys<T> R, const tp_plan P, const T tol, const tp_out<T> O,
+                                                                     const tp_fuse F, sg_dev_report *rep, const __grid_constant__ tp_maps M)
+{
+  extern __shared__ __align__(128) unsigned char tp_smem[];
   __shared__ unsigned long long nxt[2];
   __shared__ int                last;
+  __shared__ unsigned long long sbar;  // STG: the staging buffer's copies
+  __shared__ int                nco[3];  // STG, thread 0: the next item's copy (x, y, FINISH): kept out of registers
   sg_pdl_wait();
-  const int       spb = P.spb, team = P.team, tid = (int)threadIdx.x, sl = tid % spb, j = tid / spb;
-  T *const        W   = reinterpret_cast<T *>(tp_smem) + sl;
-  T *const        Wr  = reinterpret_cast<T *>(tp_smem) + (size_t)9 * blockDim.x + sl;  // the reduced solve's team words
+  // STG: the plan's default shape only (128 bytes of systems x TP_BLOCK / spb chunks), compile-time
+  constexpr int   SPB = 128 / (int)sizeof(T);
+  const int       spb = STG ? SPB : P.spb, team = STG ? TP_BLOCK / SPB : P.team, tid = (int)threadIdx.x, sl = tid % spb, j = tid / spb;
+  // STG: staging [4 arrays][tile rows][spb systems] first (128-byte aligned for the copy engine)
+  unsigned char *const base = STG ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem;
+  T *const        stg = reinterpret_cast<T *>(base);
+  constexpr int   aw  = STG ? TP_BLOCK * Q : 0;  // words per staged array (tile * spb)
+  T *const        W   = stg + 4 * aw + sl;
+  T *const        Wr  = stg + 4 * aw + (size_t)9 * blockDim.x + sl;  // the reduced solve's team words
   const long long items = 2 * F.nitem;
   const unsigned long long keep = tp_policy(F.pol ? 1 : 0), drop = tp_policy(F.pol ? 2 : 0);
   tp_sys<T> S0 = S;  // REDUCE: no reduced solution to fold in
   S0.xr        = nullptr;
   tp_sys<T> Sx = S;  // FINISH
   Sx.xr = R.x; Sx.xss = R.ss; Sx.xrs = R.rs;
-  if (tid == 0) nxt[0] = atomicAdd(F.tick, 1u);
+  // (thread 0) the copy coordinates of item u: x = first system, y = first row, f = FINISH; the
+  // copies are issued later (issue), so that no division runs while the tile is in registers
+  auto where = [&](long long u) {
+    bool      f;
+    long long iu;
+    tp_fuse_item(F, u, f, iu);
+    const long long gu = iu / P.ntiles;
+    nco[0] = (int)(gu * spb);
+    nco[1] = (int)((iu - gu * P.ntiles) * P.tile);
+    nco[2] = f;
+  };
+  auto issue = [&]() {  // rows past m, systems past nbatch arrive as 0
+    const unsigned long long pol = nco[2] ? drop : keep;
+    mbar_expect(&sbar, 4u * (unsigned)(aw * sizeof(T)));
+#pragma unroll
+    for (int k = 0; k < 4; k++) tp_tma_load_2d_pol(stg + k * aw, &M.m[k], nco[0], nco[1], &sbar, pol);
+  };
+  if (tid == 0) {
+    nxt[0] = atomicAdd(F.tick, 1u);
+    if constexpr (STG) {
+      mbar_init(&sbar);
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+      if ((long long)nxt[0] < items) {
+        where((long long)nxt[0]);
+        issue();
+      }
+    }
+  }
   __syncthreads();
-  for (int ph = 0;; ph ^= 1) {
+  for (int ph = 0;; ph ^= 1) {  // (STG: ph is also the parity of sbar's phase, one per item)
     const long long u = (long long)nxt[ph];
     if (u >= items) break;
-    if (tid == 0) nxt[ph ^ 1] = atomicAdd(F.tick, 1u);  // read after this item's last barrier
+    if (tid == 0) {
+      nxt[ph ^ 1] = atomicAdd(F.tick, 1u);  // read after this item's last barrier
+      if constexpr (STG)
+        if ((long long)nxt[ph ^ 1] < items) where((long long)nxt[ph ^ 1]);
+    }
     bool      fin;
     long long i;
     tp_fuse_item(F, u, fin, i);
@@ -802,7 +852,21 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
     // the tile: REDUCE loads rows < te of active chunks (as tp_reduce_kernel), FINISH every chunk
     // of an active system (as tp_solve_kernel; rows >= te are the identity either way)
     T a[Q], b[Q], c[Q], r[Q];
-    if (fin ? tm.active : nrow > 0) tp_dev_load<Q, true, true>(S, s, g0, te, a, b, c, r, fin ? drop : keep);
+    if constexpr (STG) {
+      mbar_wait(&sbar, (unsigned)ph);
+      const T *sp = stg + (g0 - ts) * spb + sl;
+      const bool use = fin ? tm.active : nrow > 0;
+#pragma unroll
+      for (int k = 0; k < Q; k++) {
+        if (use && g0 + k < te) { a[k] = sp[k * spb]; b[k] = sp[aw + k * spb]; c[k] = sp[2 * aw + k * spb]; r[k] = sp[3 * aw + k * spb]; }
+        else { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
+      }
+      __syncthreads();  // the staging buffer is free (generic reads done): the next item's copies now
+      if (tid == 0 && (long long)nxt[ph ^ 1] < items) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        issue();
+      }
+    } else if (fin ? tm.active : nrow > 0) tp_dev_load<Q, true, true>(S, s, g0, te, a, b, c, r, fin ? drop : keep);
     else {
 #pragma unroll
       for (int k = 0; k < Q; k++) { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
@@ -1050,8 +1114,19 @@ template <class T> struct tp_cuda_ex {
     if (pr.ntiles != 1 || pr.team > p.team) return false;
     static const int pol   = [] { const char *e = getenv("SG_TRI_FUSE_POL"); return !(e && e[0] == '0'); }();
     const int        block = p.team * p.spb;
-    const size_t     smem  = (size_t)(17LL * block) * sizeof(T);
-    auto            *kern  = tp_fused_ilv_kernel<T, Q>;
+    tp_maps          M;
+    const bool       stg   = fuse_maps(S, p, M);
+    size_t           smem  = (size_t)(17LL * block) * sizeof(T);
+    auto            *kern  = stg ? tp_fused_ilv_kernel<T, Q, true> : tp_fused_ilv_kernel<T, Q, false>;
+    if (stg) {
+      smem += 128 + (size_t)4 * p.tile * p.spb * sizeof(T);  // (the same for every plan it takes)
+      static bool raised = false;
+      if (!raised) {
+        st = sg_cuda_check(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), rep, "raising the tpcr fused shared memory limit");
+        if (!ok()) return true;
+        raised = true;
+      }
+    }
     int per_sm = 0;
     st = sg_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, block, smem), rep, "tpcr fused occupancy");
     if (!ok()) return true;
@@ -1063,7 +1138,33 @@ template <class T> struct tp_cuda_ex {
     if (!ok()) return true;
     const tp_fuse   F{fflags, fflags + 1, fflags + 1 + p.groups, nitem, lag, pr.team, pol};
     const tp_out<T> O{const_cast<T *>(R.dl), const_cast<T *>(R.d), const_cast<T *>(R.du), const_cast<T *>(R.b), R.ss, R.rs};
-    launch(kern, (unsigned)grid, block, smem, "launching the tpcr fused kernel", S, R, p, tol, O, F, sg_dreport(ctx));
+    launch(kern, (unsigned)grid, block, smem, "launching the tpcr fused kernel", S, R, p, tol, O, F, sg_dreport(ctx), M);
+    return true;
+  }
+  // The fused kernel's tensor maps (its STG form): the interleaved arrays as [row][system], a box =
+  // one tile of a group (spb systems x tile rows). Needs the plan's default shape (128 bytes of
+  // systems per group: nbatch >= 16 double / 32 float), 16-byte aligned arrays and row stride;
+  // SG_TRI_FUSE_TMA=0 turns it off (A/B). false: the kernel loads its tiles into registers
+  // directly (M zeroed, unused).
+  bool fuse_maps(const tp_sys<T> &S, const tp_plan &p, tp_maps &M) const
+  {
+    static const bool on = [] { const char *e = getenv("SG_TRI_FUSE_TMA"); return !(e && e[0] == '0'); }();
+    memset(&M, 0, sizeof M);
+    const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T)) | (uintptr_t)(p.spb * (int)sizeof(T));
+    if (!on || (al & 15) || p.spb != 128 / (int)sizeof(T) || p.team * p.spb != TP_BLOCK || S.m >= (1LL << 31) || S.nbatch >= (1LL << 31)) return false;
+    PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
+    if (!encode) return false;
+    const cuuint64_t dims[2] = {(cuuint64_t)S.nbatch, (cuuint64_t)S.m}, strides[1] = {(cuuint64_t)S.rs * sizeof(T)};
+    const cuuint32_t box[2] = {(cuuint32_t)p.spb, (cuuint32_t)p.tile}, estr[2] = {1, 1};
+    const T         *arr[4] = {S.dl, S.d, S.du, S.b};
+    for (int k = 0; k < 4; k++)
+      if (encode(&M.m[k], sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)arr[k], dims, strides, box, estr,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) !=
+          CUDA_SUCCESS) {
+        memset(&M, 0, sizeof M);
+        return false;
+      }
     return true;
   }
   void solve(const tp_sys<T> &S, const tp_plan &p0, T tol)

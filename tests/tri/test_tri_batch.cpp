@@ -72,13 +72,18 @@ template <class T> static void sweep(bool quick)
       }
   // The CUDA fused interleaved kernel (tp_fuse_plan: double m >= 2048; every precision and m >=
   // 129 under SG_TRI_FUSE_MIN=1, ctest ".fuse"): enough groups for FINISH items to alternate with
-  // REDUCE items (517 systems: a partial last group), in place too
-  for (long long m : {2048ll, 3001ll, 4096ll}) {
-    if (quick && m != 2048) continue;
-    Batch<T> B = make_batch<T>(SG_TRI_INTERLEAVED, m, quick ? 61 : 517, quick ? 61 : 517, 0, seed++);
-    for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) run_batch(B, alg, false, "random");
-    run_batch(B, SG_TRI_TPCR, true, "random");
-  }
+  // REDUCE items (517 / 518 systems: a partial last group), in place too. An odd row stride
+  // loads the tiles into registers; an even one (518, and 518 + 6 padded) brings them by tensor
+  // copies (the STG form, 16-byte aligned rows)
+  for (long long m : {2048ll, 3001ll, 4096ll})
+    for (long long nb : {517ll, 518ll})
+      for (long long pad : {0ll, 6ll}) {
+        if ((quick && m != 2048) || (nb == 517 && pad)) continue;
+        const long long n = quick ? nb - 456 : nb;
+        Batch<T> B = make_batch<T>(SG_TRI_INTERLEAVED, m, n, n + pad, 0, seed++);
+        for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) run_batch(B, alg, false, "random");
+        run_batch(B, SG_TRI_TPCR, true, "random");
+      }
   // ... and its multi-level use (REDUCE and FINISH tiles of 512 rows): one long system with
   // 128-byte rows, and one without
   if (!quick)
@@ -119,11 +124,15 @@ template <class T> static void bad_inputs()
 {
   const char *pn = pname<T>();
   for (int lay = 0; lay < 2; lay++)
-    for (long long mb : {37ll, 1024ll, 2048ll})  // 1024 double: the CUDA streaming kernels (both layouts); 2048: the fused interleaved kernel
+    // 1024 double: the CUDA streaming kernels (both layouts); 2048: the fused interleaved kernel,
+    // its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10: 16-byte rows)
+    for (long long mbp : {37ll, 1024ll, 2048ll, -2048ll})
     for (sg_tri_alg alg : kAlgs) {
+      const long long mb = mbp < 0 ? -mbp : mbp, ldi = mbp < 0 ? 10 : 9;
       if (mb >= 1024 && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
+      if (mbp < 0 && lay == 0) continue;
       for (int what = 0; what < 2; what++) {
-        Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : 9, 0, 777);
+        Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : ldi, 0, 777);
         if (what == 0) {  // zero row 11 of system 5: singular
           B.d[B.idx(5, 11)] = 0; B.dl[B.idx(5, 11)] = 0; B.du[B.idx(5, 11)] = 0;
         } else B.b[B.idx(2, 3)] = (T)NAN;
