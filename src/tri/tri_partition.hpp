@@ -110,25 +110,28 @@ struct tp_plan {
   bool      open = false;  // CUDA: the next kernel of the solve may start early (tp_cuda_ex)
 };
 
-// Interleaved double batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of
+// Interleaved batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of
 // consecutive systems (16 double / 32 float) x 128 rows, in place of one tile of 16-byte rows
-// (m = 2048) or two passes over tiles of 32-byte rows (m = 4096). On the GPU the REDUCE, the
-// reduced solve and the FINISH of such a plan run as one persistent kernel (tp_fused_ilv_kernel)
-// in which each group's FINISH follows its REDUCE closely enough to find most of its tile still
-// in L2; the host twin runs the same plan level by level (same arithmetic). The reduced system
-// (2 rows per tile) must be one block's single-tile team (its team <= the plan's).
-// Measured on an H100 (bench/tri/README.md), fp64 interleaved, % of copy, before -> fused:
-// m = 2048 42.0-42.6 -> 55.2, m = 4096 40.2-40.3 -> 55.3 (m = 1024: 68.1 -> 53.6, so not there);
-// rows of 64 / 32 / 16 bytes 49 / 36 / 21 %, of 256 bytes (64-row tiles: m <= 2048 only) 52.7 %
-// at m = 2048. float lost at every m (m = 512..4096 at 128-byte rows: 69.6 / 61.1 / 40.5 / 37.5 ->
-// 36.4 / 38.2 / 38.9 / 38.6), so the default is from 2048 rows for double, never for float.
+// (m = 2048 double / 4096 float) or two passes over tiles of 32-byte rows (m = 4096 double). On
+// the GPU the REDUCE, the reduced solve and the FINISH of such a plan run as one persistent kernel
+// (tp_fused_ilv_kernel) in which each group's FINISH follows its REDUCE closely enough to find most
+// of its tile still in L2, and the tiles come by tensor copies while the item before is computed;
+// the host twin runs the same plan level by level (same arithmetic). The reduced system (2 rows
+// per tile) must be one block's single-tile team (its team <= the plan's).
+// Measured on an H100 (bench/tri/README.md), interleaved, % of copy, before -> fused (tiles loaded
+// into registers) -> fused with tensor copies: fp64 m = 2048 42.0-42.6 -> 55.2 -> 61.0-61.2,
+// m = 4096 40.2-40.3 -> 55.3 -> 60.3-60.7; float m = 2048 41.0 -> 42.1 -> 47.2-47.7, m = 4096
+// 37.7 -> 42.5 -> 47.5-48.1. At m = 1024 the single tile stays faster (fp64 68.1 against 60.5,
+// float 62.1 against 45.5), so the default is from 2048 rows in both precisions. Other shapes,
+// fp64: rows of 64 / 32 / 16 bytes 49 / 36 / 21 %, of 256 bytes (64-row tiles: m <= 2048 only)
+// 52.7 % at m = 2048 (registers, before the tensor copies).
 // SG_TRI_FUSE_MIN overrides the smallest m for both precisions, SG_TRI_FUSE_SPB the systems per
 // block (read once; host and device agree; the GPU tests set SG_TRI_FUSE_MIN=1).
 template <class T> long long tp_fuse_min()
 {
   static const long long v = [] {
     const char *e = getenv("SG_TRI_FUSE_MIN");
-    return e ? atoll(e) : (sizeof(T) == 8 ? 2048LL : LLONG_MAX);
+    return e ? atoll(e) : 2048LL;
   }();
   return v;
 }

@@ -37,8 +37,9 @@
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
 //   batches of m = 512 / 1024 use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
-//   group's rows, the same overlap); from m = 2048 tp_fused_ilv_kernel (the REDUCE, the reduced
-//   solves and the FINISH of 128-row tiles in one persistent grid, the FINISH finding its tile in L2).
+//   group's rows, the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
+//   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
+//   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
 //   absorbs the e1 of its left neighbour and its own e1), PCR on the chunks' first
 //   unknowns (1 equation per thread, log2(team) steps: 8 for team 256), then x_last from
@@ -730,7 +731,12 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_reduce_kernel(const tp_sys<T>
 // DRAM runs): fp64 m = 2048 / 4096 at 128-byte rows 55.2 / 55.3 % of copy against 42.6 / 40.3
 // before and 48.8 / 49.7 at 64 bytes. Lag 100 / 200 / 300 % of the grid: 52.1 / 51.7 / 49.2 %,
 // no L2 policies 48.6 %; the next item's tile staged in shared memory by cp.async during this
-// item's compute (64-byte rows, 2 x 92 KB per SM): 46 % against 49 %.
+// item's compute (64-byte rows, 2 x 92 KB per SM): 46 % against 49 %. The same staging by four
+// tensor copies per item (STG, 128-byte rows, 2 x 100 KB per SM) gains: m = 2048 / 4096 fp64
+// 55.1 / 55.3 -> 61.0-61.2 / 60.3-60.7 %, float 41.9-42.1 / 42.4-42.5 -> 47.2-47.7 / 47.5-48.1
+// (same lease; lag 100 / 200 / 300 %: fp64 58-60 / 53-54 / 51-52, float 45 / 47 / 47; no L2
+// policies fp64 50 %). ncu at m = 4096 fp64: DRAM 59 % of peak (1.99 TB/s), 35 % L2 hits,
+// 8.5 cycles between a warp's instructions at 16 warps per SM: still latency-bound.
 // Items (tickets, tp_fuse_item): REDUCE items in group-major order, the first F.lag of them
 // alone, then REDUCE and FINISH items alternately, then the last FINISH items. Every REDUCE item
 // a FINISH item depends on (the tiles of its group) has a smaller ticket (lag >= ntiles), and a
