@@ -791,7 +791,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
                                                                      const tp_fuse F, sg_dev_report *rep, const __grid_constant__ tp_maps M)
 {
   extern __shared__ __align__(128) unsigned char tp_smem[];
-  __shared__ unsigned           nxt[3];  // tickets: this item's, the next one's, the one after (a ring)
+  __shared__ unsigned long long nxt[2];
   __shared__ int                last;
   __shared__ unsigned long long sbar;  // STG: the staging buffer's copies
   __shared__ int                nco[3];  // STG, thread 0: the next item's copy (x, y, FINISH): kept out of registers
@@ -828,15 +828,8 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
 #pragma unroll
     for (int k = 0; k < 4; k++) tp_tma_load_2d_pol(stg + k * aw, &M.m[k], nco[0], nco[1], &sbar, pol);
   };
-  // Tickets are taken two items ahead: the one taken during an item (tk, thread 0's register) is
-  // stored only at its end, so that no warp waits for the atomic's round trip (a warp issues in
-  // order: storing the result at once would stall warp 0, and every barrier after it, by that
-  // round trip at every item). Deadlock-free still: a block's current item is its smallest
-  // ticket, so the smallest unfinished ticket is always some block's current item.
-  unsigned tk = 0;
   if (tid == 0) {
     nxt[0] = atomicAdd(F.tick, 1u);
-    nxt[1] = atomicAdd(F.tick, 1u);
     if constexpr (STG) {
       mbar_init(&sbar);
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -847,14 +840,13 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
     }
   }
   __syncthreads();
-  for (int ph = 0, cur = 0;; ph ^= 1) {  // (STG: ph is also the parity of sbar's phase, one per item)
-    const long long u = (long long)nxt[cur];
+  for (int ph = 0;; ph ^= 1) {  // (STG: ph is also the parity of sbar's phase, one per item)
+    const long long u = (long long)nxt[ph];
     if (u >= items) break;
-    const int n1 = cur == 2 ? 0 : cur + 1, n2 = n1 == 2 ? 0 : n1 + 1;
     if (tid == 0) {
-      tk = atomicAdd(F.tick, 1u);  // the item after the next one (stored at the end of this item)
+      nxt[ph ^ 1] = atomicAdd(F.tick, 1u);  // read after this item's last barrier
       if constexpr (STG)
-        if ((long long)nxt[n1] < items) where((long long)nxt[n1]);
+        if ((long long)nxt[ph ^ 1] < items) where((long long)nxt[ph ^ 1]);
     }
     bool      fin;
     long long i;
@@ -876,7 +868,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
         else { a[k] = 0; b[k] = 1; c[k] = 0; r[k] = 0; }
       }
       __syncthreads();  // the staging buffer is free (generic reads done): the next item's copies now
-      if (tid == 0 && (long long)nxt[n1] < items) {
+      if (tid == 0 && (long long)nxt[ph ^ 1] < items) {
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         issue();
       }
@@ -931,11 +923,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
         if (tid == 0) asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(F.ready + grp), "r"(1u) : "memory");
       }
     } else {  // FINISH (as tp_solve_kernel with S.xr): the flag before the reduced solution is read
-      // only by the threads that read it (the tile's first and last chunks); the others start their
-      // chunk reduction and meet them at the solve's first barrier, which also orders every x
-      // store of the tile after the flag (and so after the group's REDUCE reads of b, for x = b)
-      if (tm.active && (g0 == ts || (g0 < te && g0 + Q >= te)))
-        while (tp_ld_acquire(F.ready + grp) == 0u) __nanosleep(256);
+      while (tp_ld_acquire(F.ready + grp) == 0u) __nanosleep(256);
       if (tm.active) tp_fix_chunk<Q>(tm, Sx, s, t, ts, te, g0, a, b, c, r);
       tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, ts, g0, tol, 0u);
       if (tm.active && g0 < te) {
@@ -946,9 +934,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
           if (g0 + k < te) tp_st_pol(S.x + o + k * S.rs, r[k], drop);
       }
     }
-    if (tid == 0) nxt[n2] = tk;
-    __syncthreads();  // nxt[n2]; the team words
-    cur = n1;
+    __syncthreads();  // nxt[ph ^ 1]; the team words
   }
 }
 
