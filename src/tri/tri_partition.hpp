@@ -97,6 +97,7 @@ template <class T> struct tp_sys {
   long long xss, xrs;          // element (s, k) of xr at s*xss + k*xrs
   long long rscale;            // reported row = local row * rscale (best effort)
   bool      user;              // user input (checked for Inf/NaN), not a reduced system
+  bool      checked;           // user input that an earlier pass of this solve has checked (a FINISH)
   bool      inter;             // layout SG_TRI_INTERLEAVED (thread mapping, plan)
 };
 
@@ -306,7 +307,7 @@ TP_UNROLL
     for (int i = 0; i < Q; i++)
       if (i == L) c[i] = 0;
   }
-  if (S.user) {  // reduced systems are not checked: a NaN there is a consequence
+  if (S.user && !S.checked) {  // reduced systems are not checked: a NaN there is a consequence
     T z = 0;      // NaN iff some value is Inf or NaN (rows >= te are the identity)
 TP_UNROLL
     for (int i = 0; i < Q; i++) z += (a[i] - a[i]) + (b[i] - b[i]) + (c[i] - c[i]) + (r[i] - r[i]);
@@ -564,6 +565,7 @@ template <class T, class Ex> void tp_solve_levels(Ex &ex, const tp_sys<T> &S, T 
   if (!ex.ok()) return;
   tp_sys<T> F = S;
   F.xr = rb; F.xss = R.ss; F.xrs = R.rs;
+  F.checked = true;  // the REDUCE read and checked every row already
   ex.solve(F, p, tol);
 }
 

@@ -811,7 +811,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
   S0.xr        = nullptr;
   tp_sys<T> Sx = S;  // FINISH: its tile's input was checked for Inf/NaN by the tile's REDUCE item
   Sx.xr = R.x; Sx.xss = R.ss; Sx.xrs = R.rs;
-  Sx.user = false;
+  Sx.checked = true;
   // (thread 0) the copy coordinates of item u: x = first system, y = first row, f = FINISH; the
   // copies are issued later (issue), so that no division runs while the tile is in registers
   auto where = [&](long long u) {
