@@ -70,7 +70,7 @@ template <class T> static void sweep(bool quick)
           if (pad == 2) run_batch(B, alg, true, "random");
         }
       }
-  // The CUDA fused interleaved kernel (tp_fuse_plan: double m >= 2048; every precision and m >=
+  // The CUDA fused interleaved kernel (tp_fuse_plan: m >= 2048 in both precisions; every m >=
   // 129 under SG_TRI_FUSE_MIN=1, ctest ".fuse"): enough groups for FINISH items to alternate with
   // REDUCE items (517 / 518 systems: a partial last group), in place too. An odd row stride
   // loads the tiles into registers; an even one (518, and 518 + 6 padded) brings them by tensor
