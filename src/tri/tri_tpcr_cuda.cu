@@ -354,16 +354,27 @@ struct tp_map {
   }
 };
 
+// A team that reports nothing: the chunk reduction of a FINISH meets the pivots its REDUCE
+// checked already (the downward pivots do not depend on the folded x_prev / x_next, and the
+// folded rows' pivot scales are not larger), so with it the checks compile away.
+struct tp_quiet_team {
+  __device__ __forceinline__ void fail(int, long long, double) {}
+};
 // The team's chunks (rows g0.. of tile ts in a, b, c, r) -> their solution (left in r):
 // chunk reduce, interface system, back substitution. Barriers: nbar > 0, named barrier 1 of the
 // block's first nbar threads (a multiple of 32); else wl: 0 (block barriers), or the mask of the
-// lanes of one warp that make up the team (warp barriers).
-template <int Q, class T>
+// lanes of one warp that make up the team (warp barriers). CHK = false: the chunk reduction's
+// pivots are not checked (a FINISH after its REDUCE, see tp_quiet_team); the interface system's are.
+template <int Q, bool CHK = true, class T>
 __device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
                                               long long ts, long long g0, T tol, unsigned wl, int nbar = 0)
 {
   tp_eq<T> e0, e1;
-  tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
+  if constexpr (CHK) tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, e0, e1);
+  else {
+    tp_quiet_team qt;
+    tp_chunk_reduce<Q>(qt, a, b, c, r, Q, tol, g0, 1, e0, e1);
+  }
   // Interface system. Words [0, 4*team) hold the chunks' e1; the PCR equations of the
   // chunks' first unknowns (after the even/odd step) ping-pong between buffer 0 = words
   // [4*team, 8*team) and buffer 1 = the e1 words: step k writes buffer k%2, which was last
@@ -596,7 +607,7 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
     if constexpr (RED) {
       tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? Q : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);
     } else {
-      tp_team_solve<Q>(tm, a, b, c, r, W, 1, j, team, ts, g0, tol, 0u);
+      tp_team_solve<Q, !DYN>(tm, a, b, c, r, W, 1, j, team, ts, g0, tol, 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
       if (g0 < te) tp_check_x<Q>(tm, r, g0, te);
       long long  o0 = 0;
       const bool co = tp_warp_contig<Q>(g0 + Q <= te, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
@@ -926,7 +937,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
     } else {  // FINISH (as tp_solve_kernel with S.xr): the flag before the reduced solution is read
       while (tp_ld_acquire(F.ready + grp) == 0u) __nanosleep(256);
       if (tm.active) tp_fix_chunk<Q>(tm, Sx, s, t, ts, te, g0, a, b, c, r);
-      tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, ts, g0, tol, 0u);
+      tp_team_solve<Q, false>(tm, a, b, c, r, W, spb, j, team, ts, g0, tol, 0u);  // (its REDUCE checked the chunk pivots)
       if (tm.active && g0 < te) {
         tp_check_x<Q>(tm, r, g0, te);
         const long long o = s * S.ss + g0 * S.rs;
