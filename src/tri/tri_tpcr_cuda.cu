@@ -1169,7 +1169,7 @@ template <class T> struct tp_cuda_ex {
     static const bool on = [] { const char *e = getenv("SG_TRI_FUSE_TMA"); return !(e && e[0] == '0'); }();
     memset(&M, 0, sizeof M);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T)) | (uintptr_t)(p.spb * (int)sizeof(T));
+                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));  // (the box: 128 bytes, below)
     if (!on || (al & 15) || p.spb != 128 / (int)sizeof(T) || p.team * p.spb != TP_BLOCK || S.m >= (1LL << 31) || S.nbatch >= (1LL << 31)) return false;
     PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
     if (!encode) return false;
