@@ -35,6 +35,7 @@
 // Larger orders (fp64 from n = 8192 by default): the same chain on one cluster with persistent
 // warps, the rest of the matrix on helper clusters of the same launch (trsv_hybrid_solve, below).
 #include "tri/trsv_cuda.cuh"
+#include "tri/trsv_hybrid_jobs.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -585,7 +586,6 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
 constexpr int HY_WARPS = 8;      // warps per CTA (both roles; fp64 gets 255 registers)
 constexpr int HY_RING_MAX = 16;  // helper ring slots per warp, at most
 constexpr int HY_XPF = 6;        // helper: x loads in flight (tiles ahead)
-constexpr int HY_DIAG = 1;       // job code bit: inversion job (else chunk job, chunk index in bits 1..11)
 
 template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
@@ -620,19 +620,6 @@ template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int 
 // of a helper CTA: barriers hb[hw * hrs] | rings
 template <class T> __host__ __device__ inline size_t hy_helper_ring(int hw, int hrs) { return ((size_t)hw * hrs * 8 + 127) / 128 * 128; }
 template <class T> __host__ __device__ inline size_t hy_helper_bytes(int hw, int hrs) { return hy_helper_ring<T>(hw, hrs) + (size_t)hw * hrs * CB * CB * sizeof(T); }
-
-// Chunks of block row I (host and device): its H = I-W+1 helper tiles J = 0 .. I-W are cut into
-// chunks of CT from J = 0 and an end chunk of the last E (or fewer), the tiles whose x_J came
-// last: small, so that it is done soon after x_{I-W} arrives.
-__host__ __device__ __forceinline__ int hy_big(int I, int W, int CT, int E) { return I - W + 1 > E ? (I - W + 1 - E + CT - 1) / CT : 0; }
-__host__ __device__ __forceinline__ int hy_chunks(int I, int W, int CT, int E) { return I >= W ? hy_big(I, W, CT, E) + 1 : 0; }
-// the tiles J0 .. J0+nt-1 of chunk c of block row I
-__host__ __device__ __forceinline__ void hy_span(int I, int c, int W, int CT, int E, int &J0, int &nt)
-{
-  const int H = I - W + 1, hb = H - E, big = hy_big(I, W, CT, E);
-  J0 = c < big ? c * CT : (hb > 0 ? hb : 0);
-  nt = c < big ? (hb - J0 < CT ? hb - J0 : CT) : H - J0;
-}
 
 template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int lane)
 {
@@ -1152,37 +1139,6 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
 template sg_status trsv_cluster_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, const sg_trsv_plan_s *);
 template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, const sg_trsv_plan_s *);
 
-// Job table of the hybrid kernel, in ticket order. order 0 (by rows): the inversions of the first
-// PD block rows, then row by row the inversion of row I + PD and the chunks of row I. order 1 (by
-// columns): every job keyed by the last x it needs (a chunk: its last tile column; the inversion
-// of row I: I - PD, before the chunks of equal key), then by row, so that the helpers stream the
-// tiles in the order their x arrive, all rows at once, instead of waiting on the chain row by row.
-// Either order is deadlock-free: the chain needs, to form x_m, the inversion of row m and the
-// chunks of row m, whose keys are below any job waiting for x_m.
-static void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, bool pre, std::vector<int> &jobs)
-{
-  jobs.clear();
-  if (order == 0) {
-    for (int I = 0; I < nb && I < PD && !pre; I++) jobs.push_back((I << 12) | HY_DIAG);
-    for (int I = 0; I < nb; I++) {
-      if (I + PD < nb && !pre) jobs.push_back(((I + PD) << 12) | HY_DIAG);
-      for (int c = 0; c < hy_chunks(I, W, CT, E); c++) jobs.push_back((I << 12) | (c << 1));
-    }
-    return;
-  }
-  std::vector<std::pair<long long, int>> keyed;  // (key, code): key = (last column + PD) * 2 * 2^20 + kind * 2^20 + row
-  for (int I = 0; I < nb; I++) {
-    if (!pre) keyed.push_back({((long long)I * 2) << 20 | I, (I << 12) | HY_DIAG});
-    for (int c = 0; c < hy_chunks(I, W, CT, E); c++) {
-      int J0, nt;
-      hy_span(I, c, W, CT, E, J0, nt);
-      keyed.push_back({(((long long)(J0 + nt - 1 + PD) * 2 + 1) << 20) | I, (I << 12) | (c << 1)});
-    }
-  }
-  std::sort(keyed.begin(), keyed.end());
-  for (const auto &k : keyed) jobs.push_back(k.second);
-}
-
 template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, sg_trsv_plan_s *hp)
 {
   using R = typename LLw<T>::raw;
@@ -1205,7 +1161,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
-  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 1);
+  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 2);
+  static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
@@ -1283,11 +1240,31 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   // job table: rebuilt and uploaded only when the shape changes
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
-  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env, (long long)pre}) h = (h ^ (unsigned long long)v) * 1099511628211ull;
+  // order 2's model: the helper warps, and their tile time when all stream at ~90 % of the HBM's
+  // peak (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp (measured, bench/trsv/README.md)
+  HySchedModel md;
+  if (order_env == 2) {
+    static const double peak = [] {
+      int dev = 0, khz = 0, bits = 0;
+      if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+          cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
+        (void)cudaGetLastError();
+        return 3.35e6;  // bytes per us (H100 SXM)
+      }
+      return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
+    }();
+    const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T);
+    md.helpers = std::max(1, (nclu - 1) * cs * hw);
+    md.step_us = step_env * 1e-3;
+    md.tile_us = std::max(tb / 1e4, tb * md.helpers / bw);
+  }
+  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env, (long long)pre, (long long)md.helpers,
+                      (long long)(md.tile_us * 1e6), (long long)step_env, (long long)sizeof(T)})
+    h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    hy_build_jobs(nb, W, CT, E, PD, order_env, pre, jobs);
+    hy_build_jobs(nb, W, CT, E, PD, order_env, pre, md, jobs);
     if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
   }
   const int    njobs = (int)ctx->trsv_table_jobs;

@@ -12,6 +12,7 @@
 #include <string>
 #include "trsv_test_util.hpp"
 #include "tri/trsv_internal.hpp"  // sg_trsv_plan_s: whether a CUDA plan holds the inverted blocks
+#include "tri/trsv_hybrid_jobs.hpp"  // the cluster + helpers kernel's job tables (host only)
 #include <algorithm>
 #include <optional>
 
@@ -672,6 +673,66 @@ template <class T> static void plan_sweep(bool quick)
   printf("     plans %s: done\n", pname<T>());
 }
 
+// ---------------------------------------------------------------- job tables of the cluster + helpers kernel
+// Every ticket order (0 rows, 1 columns, 2 the simulated schedule) must hold each job of the
+// shape once and put every chunk after all jobs of the rows up to its last column, the condition
+// the kernel's deadlock freedom rests on (trsv_hybrid_jobs.hpp). The shapes: the defaults at
+// fp64 / fp32 n = 16384 and 32768, the GPU tests' small settings (window 4, chunks of 2, end 1,
+// down to one block row), with and without inversion jobs, and models from one helper warp (all
+// work serial) to thousands (everything released at once) and chain steps of 0.1 to 10 us.
+// Order 2 must also differ from order 0 where far rows' chunks can go early (else it tests nothing).
+static void job_tables(bool quick)
+{
+  struct Shape {
+    int nb, W, CT, E, PD;
+  };
+  const Shape shapes[] = {{512, 32, 16, 4, 64}, {1024, 32, 32, 4, 64}, {700, 32, 16, 4, 64}, {1, 4, 2, 1, 64}, {2, 4, 2, 1, 64},
+                          {5, 4, 2, 1, 64},     {37, 4, 2, 1, 64},     {131, 4, 2, 1, 3},    {97, 10, 3, 2, 7}, {64, 32, 16, 4, 64}};
+  const double tiles[] = {0.02, 0.655, 1.31, 50.0};
+  const int    helpers[] = {1, 7, 480, 5000};
+  const double steps[] = {0.1, 0.48, 10.0};
+  int          differ = 0, big = 0;
+  for (const Shape &sh : shapes)
+    for (int pre = 0; pre < 2; pre++) {
+      std::vector<int> j0;
+      sgtrsv::HySchedModel md0;
+      sgtrsv::hy_build_jobs(sh.nb, sh.W, sh.CT, sh.E, sh.PD, 0, pre, md0, j0);
+      CHECK(sgtrsv::hy_jobs_valid(sh.nb, sh.W, sh.CT, sh.E, pre, j0), "job table order 0 nb=%d W=%d pre=%d invalid", sh.nb, sh.W, pre);
+      std::vector<int> j1;
+      sgtrsv::hy_build_jobs(sh.nb, sh.W, sh.CT, sh.E, sh.PD, 1, pre, md0, j1);
+      CHECK(sgtrsv::hy_jobs_valid(sh.nb, sh.W, sh.CT, sh.E, pre, j1), "job table order 1 nb=%d W=%d pre=%d invalid", sh.nb, sh.W, pre);
+      for (double tu : tiles)
+        for (int hw : helpers)
+          for (double st : steps) {
+            if (quick && (tu != 0.655 || st != 0.48 || hw > 480)) continue;  // (valgrind)
+            sgtrsv::HySchedModel md;
+            md.tile_us = tu;
+            md.helpers = hw;
+            md.step_us = st;
+            std::vector<int> j2;
+            sgtrsv::hy_build_jobs(sh.nb, sh.W, sh.CT, sh.E, sh.PD, 2, pre, md, j2);
+            CHECK(sgtrsv::hy_jobs_valid(sh.nb, sh.W, sh.CT, sh.E, pre, j2), "job table order 2 nb=%d W=%d CT=%d pre=%d tile=%g helpers=%d step=%g invalid", sh.nb,
+                  sh.W, sh.CT, pre, tu, hw, st);
+            if (sh.nb >= 512 && hw == 480 && st == 0.48 && tu < 2) {
+              big++;
+              differ += j2 != j0;
+            }
+          }
+    }
+  // a corrupted table is caught: a chunk moved before a job of its last column's row, a duplicate
+  std::vector<int>     j;
+  sgtrsv::HySchedModel md;
+  sgtrsv::hy_build_jobs(64, 4, 2, 1, 8, 0, false, md, j);
+  std::vector<int> bad = j;
+  const auto       it = std::find_if(bad.begin(), bad.end(), [](int c) { return !(c & sgtrsv::HY_DIAG) && (c >> 12) == 40; });
+  std::rotate(bad.begin() + 1, it, it + 1);  // row 40's first chunk right after the first job
+  CHECK(!sgtrsv::hy_jobs_valid(64, 4, 2, 1, false, bad), "a chunk ahead of its columns' rows passed the job table check");
+  bad    = j;
+  bad[5] = bad[4];
+  CHECK(!sgtrsv::hy_jobs_valid(64, 4, 2, 1, false, bad), "a duplicated job passed the job table check");
+  CHECK(big > 0 && differ == big, "order 2 equals order 0 in %d of %d large shapes", big - differ, big);
+}
+
 int main(int argc, char **argv)
 {
   bool quick;
@@ -684,6 +745,7 @@ int main(int argc, char **argv)
     return tri_test_finish("test_trsv", quick);
   }
   if (!only || strcmp(only, "batch")) {
+    job_tables(quick);
     sweep<double>(quick);
     sweep<float>(quick);
     bad_inputs<double>(quick);
