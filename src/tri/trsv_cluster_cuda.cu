@@ -1163,6 +1163,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 2);
   static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
+  static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", 0, 0, 1 << 20);
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
@@ -1257,9 +1258,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     md.helpers = std::max(1, (nclu - 1) * cs * hw);
     md.step_us = step_env * 1e-3;
     md.tile_us = std::max(tb / 1e4, tb * md.helpers / bw);
+    md.lead    = lead_env;
   }
   for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env, (long long)pre, (long long)md.helpers,
-                      (long long)(md.tile_us * 1e6), (long long)step_env, (long long)sizeof(T)})
+                      (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {

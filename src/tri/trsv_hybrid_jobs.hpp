@@ -45,6 +45,7 @@ struct HySchedModel {
   double inv_us   = 5.0;   // one inversion job
   double lat_us   = 1.0;   // a published result (S_I, Dinv_I, x_J) to its reader
   int    helpers  = 1;     // helper warps
+  int    lead     = 0;     // > 0: a chunk of row I no earlier than x_{I-lead} (bounds the work ahead)
 };
 
 // The ticket order. order 0 (by rows): the inversions of the first PD block rows, then row by row
@@ -55,7 +56,8 @@ struct HySchedModel {
 // exist by then, the one of the smallest row (an inversion counts PD rows early); so the chunks
 // the chain needs next go first, and far rows' chunks of old columns fill the bandwidth the chain
 // leaves idle (the first ~130 of 512 block rows at fp64 n = 16384, ~350 at fp32), instead of
-// waiting for their rows' turns.
+// waiting for their rows' turns. With md.lead, a chunk of row I waits also for x_{I-lead} (work at
+// most `lead` rows ahead of the chain: far work competes with the chain's own tile loads).
 inline void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, bool pre, const HySchedModel &md, std::vector<int> &jobs)
 {
   jobs.clear();
@@ -94,7 +96,8 @@ inline void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, bool 
     for (int c = 0; c < nch; c++) {
       int J0, nt;
       hy_span(I, c, W, CT, E, J0, nt);
-      relq[J0 + nt - 1].push_back((I << 12) | (c << 1));
+      const int R = md.lead > 0 && I - md.lead > J0 + nt - 1 ? I - md.lead : J0 + nt - 1;  // (R >= its last column: still valid)
+      relq[R].push_back((I << 12) | (c << 1));
     }
   }
   using Rel = std::pair<long long, int>;                  // (priority key, code)

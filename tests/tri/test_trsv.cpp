@@ -691,6 +691,7 @@ static void job_tables(bool quick)
   const double tiles[] = {0.02, 0.655, 1.31, 50.0};
   const int    helpers[] = {1, 7, 480, 5000};
   const double steps[] = {0.1, 0.48, 10.0};
+  const int    leads[] = {0, 1, 5, 64};
   int          differ = 0, big = 0;
   for (const Shape &sh : shapes)
     for (int pre = 0; pre < 2; pre++) {
@@ -705,17 +706,21 @@ static void job_tables(bool quick)
         for (int hw : helpers)
           for (double st : steps) {
             if (quick && (tu != 0.655 || st != 0.48 || hw > 480)) continue;  // (valgrind)
-            sgtrsv::HySchedModel md;
-            md.tile_us = tu;
-            md.helpers = hw;
-            md.step_us = st;
-            std::vector<int> j2;
-            sgtrsv::hy_build_jobs(sh.nb, sh.W, sh.CT, sh.E, sh.PD, 2, pre, md, j2);
-            CHECK(sgtrsv::hy_jobs_valid(sh.nb, sh.W, sh.CT, sh.E, pre, j2), "job table order 2 nb=%d W=%d CT=%d pre=%d tile=%g helpers=%d step=%g invalid", sh.nb,
-                  sh.W, sh.CT, pre, tu, hw, st);
-            if (sh.nb >= 512 && hw == 480 && st == 0.48 && tu < 2) {
-              big++;
-              differ += j2 != j0;
+            for (int ld : leads) {
+              if (quick && ld != 0 && ld != 64) continue;
+              sgtrsv::HySchedModel md;
+              md.tile_us = tu;
+              md.helpers = hw;
+              md.step_us = st;
+              md.lead    = ld;
+              std::vector<int> j2;
+              sgtrsv::hy_build_jobs(sh.nb, sh.W, sh.CT, sh.E, sh.PD, 2, pre, md, j2);
+              CHECK(sgtrsv::hy_jobs_valid(sh.nb, sh.W, sh.CT, sh.E, pre, j2), "job table order 2 nb=%d W=%d CT=%d pre=%d tile=%g helpers=%d step=%g lead=%d invalid",
+                    sh.nb, sh.W, sh.CT, pre, tu, hw, st, ld);
+              if (sh.nb >= 512 && hw == 480 && st == 0.48 && tu < 2 && (ld == 0 || ld == 64)) {
+                big++;
+                differ += j2 != j0;
+              }
             }
           }
     }
