@@ -1161,9 +1161,9 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
-  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", 0, 0, 2);
+  static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
   static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
-  static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", 0, 0, 1 << 20);
+  static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", 192, 0, 1 << 20);
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
@@ -1241,32 +1241,39 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   // job table: rebuilt and uploaded only when the shape changes
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
-  // order 2's model: the helper warps, and their tile time when all stream at ~90 % of the HBM's
-  // peak (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp (measured, bench/trsv/README.md)
+  // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
+  // says the helpers' bytes take longer than the chain's block rows (the matrix streams at the
+  // HBM's pace: fp64 from n ~ 11000, fp32 from n ~ 22000 on an H100), else 0 (by rows). The model:
+  // the helper warps, their tile time when all stream at ~90 % of the HBM's peak (or
+  // SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and
+  // chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
+  // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
+  // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
+  // but fp64 n = 8192 -2 to -4 % and fp32 UT n = 16384 -4 %, where the chain is the limit and the
+  // helpers' early loads slow its own.
+  static const double peak = [] {
+    int dev = 0, khz = 0, bits = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
+      (void)cudaGetLastError();
+      return 3.35e6;  // bytes per us (H100 SXM)
+    }
+    return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
+  }();
   HySchedModel md;
-  if (order_env == 2) {
-    static const double peak = [] {
-      int dev = 0, khz = 0, bits = 0;
-      if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-          cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
-        (void)cudaGetLastError();
-        return 3.35e6;  // bytes per us (H100 SXM)
-      }
-      return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
-    }();
-    const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T);
-    md.helpers = std::max(1, (nclu - 1) * cs * hw);
-    md.step_us = step_env * 1e-3;
-    md.tile_us = std::max(tb / 1e4, tb * md.helpers / bw);
-    md.lead    = lead_env;
-  }
-  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order_env, (long long)pre, (long long)md.helpers,
+  const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T);
+  md.helpers      = std::max(1, (nclu - 1) * cs * hw);
+  md.step_us      = step_env * 1e-3;
+  md.tile_us      = std::max(tb / 1e4, tb * md.helpers / bw);
+  md.lead         = lead_env;
+  const int order = order_env >= 0 ? order_env : (0.5 * nb * (nb + 1.0) * tb / bw > nb * md.step_us ? 2 : 0);
+  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
                       (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    hy_build_jobs(nb, W, CT, E, PD, order_env, pre, md, jobs);
+    hy_build_jobs(nb, W, CT, E, PD, order, pre, md, jobs);
     if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
@@ -1329,8 +1336,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     std::vector<unsigned long long> h(nprof);
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, smem, h[4 * nb + 1]);
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1]);
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
