@@ -1242,15 +1242,16 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // job table: rebuilt and uploaded only when the shape changes
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
-  // says the helpers' bytes take longer than the chain's block rows (the matrix streams at the
-  // HBM's pace: fp64 from n ~ 11000, fp32 from n ~ 22000 on an H100), else 0 (by rows). The model:
+  // says the helpers' bytes take longer than the chain's block rows, by 25 % in fp64 (the matrix
+  // streams at the HBM's pace: on an H100 fp64 from n ~ 14000, fp32 from n ~ 22500), else 0 (by
+  // rows). The model:
   // the helper warps, their tile time when all stream at ~90 % of the HBM's peak (or
   // SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and
   // chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
   // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
   // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
-  // but fp64 n = 8192 -2 to -4 % and fp32 UT n = 16384 -4 %, where the chain is the limit and the
-  // helpers' early loads slow its own.
+  // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, fp32 UT
+  // n = 16384 -4 %, where the chain is the limit and the helpers' early loads slow its own.
   static const double peak = [] {
     int dev = 0, khz = 0, bits = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
@@ -1266,7 +1267,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   md.step_us      = step_env * 1e-3;
   md.tile_us      = std::max(tb / 1e4, tb * md.helpers / bw);
   md.lead         = lead_env;
-  const int order = order_env >= 0 ? order_env : (0.5 * nb * (nb + 1.0) * tb / bw > nb * md.step_us ? 2 : 0);
+  const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * md.step_us);  // the helpers' time over the chain's
+  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.25) ? 2 : 0;
   for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
                       (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
