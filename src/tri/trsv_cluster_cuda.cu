@@ -1151,12 +1151,13 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // (since 2026-11-25; it started at fp64 8192 / fp32 16384 before). fp32, with chunks of 16 tiles up to 640 block rows (n = 20480) and
   // look-ahead 1: n = 16384 60.0-60.3 / 61.4 / 59.8-60.1 / 62.0 % of copy against 57.3 / 56.3 / 57.3 /
   // 56.3 (LN / LT / UN / UT), n = 20480 LN 65.2 against 64.3, UT 68.5 against 63.3; op = T with
-  // look-ahead 2 and chunks of 32 gains 3-6 % at n = 24576 / 32768; op = N stays on the general kernel
-  // from n = 24576 (within 1 % either way there)
+  // look-ahead 2 and chunks of 32 gains 3-6 % at n = 24576 / 32768. fp32 op = N from n = 24576 stayed on
+  // the general kernel (within 1 % either way) until the jobs' order 2: LN n = 24576 / 32768 512 / 875 us
+  // against 576 / 935 (no plan), 506 / 859 with a plan (same lease, bench/trsv/README.md)
   static const int minn_env = env_int("SG_TRSV_HYB_MINN", 0, 0, 1 << 30), maxn_env = env_int("SG_TRSV_HYB_MAXN", 0, 0, 1 << 30);
   const bool       f32 = sizeof(T) == 4, tr = P->trans == SG_TRANS;
   const int        minn = hp && !hp->filled ? 1 : minn_env ? minn_env : (f32 ? 4097 : 2049);  // (a plan is filled at every order)
-  const int        maxn = maxn_env ? maxn_env : (f32 && !tr && !minn_env ? 24575 : 1 << 30);
+  const int        maxn = maxn_env ? maxn_env : 1 << 30;
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
@@ -1242,16 +1243,16 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // job table: rebuilt and uploaded only when the shape changes
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
-  // says the helpers' bytes take longer than the chain's block rows, by 25 % in fp64 (the matrix
-  // streams at the HBM's pace: on an H100 fp64 from n ~ 14000, fp32 from n ~ 22500), else 0 (by
+  // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
+  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 22500), else 0 (by
   // rows). The model:
   // the helper warps, their tile time when all stream at ~90 % of the HBM's peak (or
   // SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and
   // chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
   // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
   // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
-  // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, fp32 UT
-  // n = 16384 -4 %, where the chain is the limit and the helpers' early loads slow its own.
+  // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
+  // n = 14336 (ratio 1.27) -2 / -3 %, fp32 UT n = 16384 -4 %, where the chain is the limit and the helpers' early loads slow its own.
   static const double peak = [] {
     int dev = 0, khz = 0, bits = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
@@ -1268,7 +1269,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   md.tile_us      = std::max(tb / 1e4, tb * md.helpers / bw);
   md.lead         = lead_env;
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * md.step_us);  // the helpers' time over the chain's
-  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.25) ? 2 : 0;
+  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.35) ? 2 : 0;
   for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
                       (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
