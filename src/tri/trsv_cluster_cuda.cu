@@ -1161,7 +1161,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
-  static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 3, 0, HY_RING_MAX);
+  static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 0, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
   static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", 192, 0, 1 << 20);
@@ -1180,10 +1180,37 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576)) || (hp && n <= cl_plan_maxn<T>()) ? 2 : 1;
   const bool pre = hp && hp->filled;
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
+  // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
+  // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
+  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 22500), else 0 (by
+  // rows). The model:
+  // the helper warps, their tile time when all stream at ~90 % of the HBM's peak (or
+  // SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and
+  // chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
+  // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
+  // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
+  // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
+  // n = 14336 (ratio 1.27) -2 / -3 %, fp32 UT n = 16384 -4 %, where the chain is the limit and the
+  // helpers' early loads slow its own.
+  static const double peak = [] {
+    int dev = 0, khz = 0, bits = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
+      (void)cudaGetLastError();
+      return 3.35e6;  // bytes per us (H100 SXM)
+    }
+    return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
+  }();
+  const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_env * 1e-3;
+  const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
+  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
   const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
-  const int    hrs     = hrs_env ? std::min(hrs_env, hrs_fit) : hrs_fit;
+  // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
+  // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
+  const int    hrs_def = f32 && order == 2 ? 6 : 3;
+  const int    hrs     = std::min(hrs_env ? hrs_env : hrs_def, hrs_fit);
   // an inversion job holds la + 1 tiles in the ring; 1 KB: static shared memory and reserve
   if (hrs < la + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;
   const size_t smem = std::max(chain_b, hy_helper_bytes<T>(hw, hrs));
@@ -1241,36 +1268,13 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     ctx->trsv_hyb_epoch = 1;
   }
   // job table: rebuilt and uploaded only when the shape changes
-  unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
-  // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
-  // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
-  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 22500), else 0 (by
-  // rows). The model:
-  // the helper warps, their tile time when all stream at ~90 % of the HBM's peak (or
-  // SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and
-  // chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
-  // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
-  // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
-  // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
-  // n = 14336 (ratio 1.27) -2 / -3 %, fp32 UT n = 16384 -4 %, where the chain is the limit and the
-  // helpers' early loads slow its own.
-  static const double peak = [] {
-    int dev = 0, khz = 0, bits = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
-      (void)cudaGetLastError();
-      return 3.35e6;  // bytes per us (H100 SXM)
-    }
-    return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
-  }();
+  // (order 2's model: the helpers as launched)
   HySchedModel md;
-  const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T);
-  md.helpers      = std::max(1, (nclu - 1) * cs * hw);
-  md.step_us      = step_env * 1e-3;
-  md.tile_us      = std::max(tb / 1e4, tb * md.helpers / bw);
-  md.lead         = lead_env;
-  const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * md.step_us);  // the helpers' time over the chain's
-  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.35) ? 2 : 0;
+  md.helpers = std::max(1, (nclu - 1) * cs * hw);
+  md.step_us = step_us;
+  md.tile_us = std::max(tb / 1e4, tb * md.helpers / bw);
+  md.lead    = lead_env;
+  unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
   for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
                       (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
