@@ -898,30 +898,6 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   }
 }
 
-// Unplanned solves with the jobs in order 2: the inversions of every block row (Dinv_I, P_I and,
-// with look-ahead 2, Q_I, by hy_diag, pivots checked) in a kernel of their own, one warp per block
-// row, before the cluster + helpers kernel, which then runs as for a plan (a.pre: its chain waits
-// for no inversion job, and the helpers have none). The chain's first block rows otherwise wait for
-// the helpers' first (cold) inversions (bench/trsv/README.md).
-constexpr int HY_INV_WARPS = 4;
-template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_INV_WARPS) trsv_hybrid_invert_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
-{
-  extern __shared__ __align__(128) unsigned char smem[];
-  __shared__ unsigned long long bar[HY_INV_WARPS][3];
-  const int lane = threadIdx.x % 32, w = threadIdx.x / 32, I = (int)blockIdx.x * HY_INV_WARPS + w;
-  if (I >= a.nb) return;  // (no block barrier below)
-  T *const  tl = (T *)smem + (size_t)w * 3 * CB * CB;  // tiles (I, I), (I, I-1), (I, I-2)
-  const int nt = (I < a.la ? I : a.la) + 1;
-  if (lane == 0) {
-    for (int i = 0; i < nt; i++) mbar_init(&bar[w][i]);
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-    for (int i = 0; i < nt; i++) tile_copy(a, &tmap, tl + (size_t)i * CB * CB, I, I - i, &bar[w][i]);
-  }
-  __syncwarp();
-  for (int i = 0; i < nt; i++) mbar_wait(&bar[w][i], 0);
-  hy_diag<T, TR, RV>(a, tl, tl + CB * CB, tl + 2 * CB * CB, I, lane);
-}
-
 template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   extern __shared__ __align__(128) unsigned char smem[];
@@ -1189,7 +1165,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
   static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", 192, 0, 1 << 20);
-  static const int preinv_env = env_int("SG_TRSV_HYB_PREINV", 1, 0, 1);
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
@@ -1203,7 +1178,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // fp32 below n = 24576 (LT / UT n = 16384 61.4 / 62.0 % of copy against 60.3 / 60.9 with look-ahead 2)
   // A plan of an order the one-cluster kernel takes is made with look-ahead 2 (its solves use Q_I)
   const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576)) || (hp && n <= cl_plan_maxn<T>()) ? 2 : 1;
-  const bool pre = hp && hp->filled;  // a plan holds Dinv_I, P_I (Q_I); or (preinv, below) a kernel before this one makes them
+  const bool pre = hp && hp->filled;
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
@@ -1294,23 +1269,19 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   // job table: rebuilt and uploaded only when the shape changes
   // (order 2's model: the helpers as launched)
-  // unplanned solves in order 2 invert every block row first (trsv_hybrid_invert_kernel; SG_TRSV_HYB_PREINV=0: the
-  // helpers do, as in order 0)
-  const bool   preinv = !hp && order == 2 && preinv_env;
-  const bool   tpre   = pre || preinv;
   HySchedModel md;
   md.helpers = std::max(1, (nclu - 1) * cs * hw);
   md.step_us = step_us;
   md.tile_us = std::max(tb / 1e4, tb * md.helpers / bw);
   md.lead    = lead_env;
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
-  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)tpre, (long long)md.helpers,
+  for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
                       (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {
     std::vector<int> jobs;
-    hy_build_jobs(nb, W, CT, E, PD, order, tpre, md, jobs);
+    hy_build_jobs(nb, W, CT, E, PD, order, pre, md, jobs);
     if ((st = trsv_upload_jobs(ctx, key, jobs, rep)) != SG_OK) return st;
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
@@ -1354,7 +1325,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.pg     = inv + tiles;
   a.qg     = la == 2 ? inv + 2 * tiles : nullptr;
   a.part   = hp ? wk : wk + (1 + (size_t)la) * tiles;
-  a.pre    = tpre;
+  a.pre    = pre;
   a.epoch  = ctx->trsv_hyb_epoch;
   a.hfence = fence_env;
   a.la     = la;
@@ -1366,23 +1337,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemsetAsync(a.prof, 0, nprof * sizeof(unsigned long long), sg_stream(ctx));
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
-  if (preinv) {
-    void (*const ikerns[4])(const HyArgs<T>, const CUtensorMap) = {trsv_hybrid_invert_kernel<T, false, false>, trsv_hybrid_invert_kernel<T, false, true>,
-                                                                   trsv_hybrid_invert_kernel<T, true, false>, trsv_hybrid_invert_kernel<T, true, true>};
-    const size_t ismem = (size_t)HY_INV_WARPS * 3 * CB * CB * sizeof(T);
-    static bool  iattr[4] = {false, false, false, false};
-    if (!iattr[var]) {
-      if ((st = sg_cuda_check(cudaFuncSetAttribute(ikerns[var], cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ismem), rep, "trsv inversion kernel shared memory")) != SG_OK)
-        return st;
-      iattr[var] = true;
-    }
-    cudaLaunchConfig_t ic = {};
-    ic.gridDim          = dim3((unsigned)((nb + HY_INV_WARPS - 1) / HY_INV_WARPS));
-    ic.blockDim         = dim3(32 * HY_INV_WARPS);
-    ic.dynamicSmemBytes = ismem;
-    ic.stream           = sg_stream(ctx);
-    if ((st = sg_cuda_check(cudaLaunchKernelEx(&ic, ikerns[var], a, *pmap), rep, "trsv inversion kernel launch")) != SG_OK) return st;
-  }
   ClLaunch l(cs, HY_WARPS, smem, sg_stream(ctx));
   l.cfg.gridDim = dim3((unsigned)(cs * (njobs ? nclu : 1)));  // no helper job: the chain's cluster alone
   if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, *pmap), rep, "trsv cluster + helpers launch")) != SG_OK) return st;
@@ -1390,8 +1344,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     std::vector<unsigned long long> h(nprof);
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d preinv=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, (int)preinv, smem, h[4 * nb + 1]);
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1]);
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
