@@ -1183,10 +1183,9 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
   // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 22500), else 0 (by
-  // rows). The model:
-  // the helper warps, their tile time when all stream at ~90 % of the HBM's peak (or
-  // SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and
-  // chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
+  // rows). The model: the helper warps, their tile time when all stream at ~90 % of the HBM's peak
+  // (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns,
+  // and chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
   // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
   // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
   // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
