@@ -126,14 +126,17 @@ inline void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, bool 
   for (int h = 0; h < std::max(1, md.helpers); h++) freew.push(md.start_us);
   advance();
   jobs.reserve((size_t)total);
+  auto release = [&](double t) {  // the pending chunks released by time t
+    while (!pen.empty() && pen.top().first <= t) { rel.push(pen.top().second); pen.pop(); }
+  };
   while ((long long)jobs.size() < total) {
     double tau = freew.top();
     freew.pop();
-    while (!pen.empty() && pen.top().first <= tau) { rel.push(pen.top().second); pen.pop(); }
+    release(tau);
     if (rel.empty()) {
-      if (pen.empty()) break;  // (cannot happen: row `next` has an unplaced job, released; hy_jobs_valid checks)
-      tau = pen.top().first;
-      while (!pen.empty() && pen.top().first <= tau) { rel.push(pen.top().second); pen.pop(); }
+      if (pen.empty()) break;  // (cannot happen: row `next` has an unplaced job, released)
+      tau = pen.top().first;  // the warp idles until the next release
+      release(tau);
     }
     const int code = rel.top().second;
     rel.pop();
@@ -153,6 +156,7 @@ inline void hy_build_jobs(int nb, int W, int CT, int E, int PD, int order, bool 
     freew.push(end);
     advance();
   }
+  if ((long long)jobs.size() < total) hy_build_jobs(nb, W, CT, E, PD, 0, pre, md, jobs);  // (never: a table must be whole, or the chain waits forever)
 }
 
 // The invariants of a job table (the tests check every order): each job of the shape exactly once
