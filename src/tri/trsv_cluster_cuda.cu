@@ -70,12 +70,16 @@ template <class T> struct ClArgs {
   const T       *pqg;        // ... and Q_I = Dinv_I M(I, I-2) (look-ahead 2: the update warps stop at I-3), else NULL
   bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
   bool           prod;       // one-cluster kernel with a plan: the idle helper warps issue the update warps' tile copies (producer_warp)
+  const T       *phg, *pgg;  // one-cluster kernel with a paired plan (pqg too): H_o, G_o of the odd block rows (trsv_pair_kernel), else NULL
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
   // of M for the reflected variants: M's rows past A are padding, "dummy" rows).
   __device__ __forceinline__ int  aidx(int i) const { return rev ? nb * CB - 1 - i : i; }
-  // one-cluster kernel: the last tile column J <= I - la that block row I's update warp sums
-  __device__ __forceinline__ int  la() const { return pqg ? 2 : 1; }
+  // one-cluster kernel: block row I's update warp sums the tile columns J <= I - 1 - la(I) (paired
+  // plan: the odd rows stop a tile earlier, their tiles I-3 .. I-1 are in G_I, H_I and w_I)
+  __device__ __forceinline__ int  la(int I) const { return pqg ? (phg && (I & 1) ? 3 : 2) : 1; }
+  // paired plan: even block row I hands w_{I+1} = P_{I+1} z_I to block row I+1 (its last ring item is P_{I+1})
+  __device__ __forceinline__ bool sends_w(int I) const { return phg && !(I & 1) && I + 1 < nb; }
   __device__ __forceinline__ bool real(int i) const { return aidx(i) < n; }
   // tile (I, J) of M: its box origin in A (row, column) ...
   __device__ __forceinline__ void box(int I, int J, int &row, int &col) const
@@ -105,20 +109,21 @@ __device__ __forceinline__ unsigned long long gtime()
 
 // shared memory carve-up (bytes), the same in every CTA (remote addresses are local ones mapped)
 //   barriers: xbar[nb] (x_J has arrived), rdyA[ob] (Dinv), rdyB[ob] (r), ctb[ob] (tile (I, I-1)), sb[ob * rs] (ring slots
-//   filled), eb[ob * rs] (ring slots read: producer_warp)
+//   filled), eb[ob * rs] (ring slots read: producer_warp), with a plan wbar[ob] (w_k has arrived: paired plan)
 struct ClLayout {
-  size_t xs, dv, ct, rv, ring, total;
+  size_t xs, dv, ct, rv, wv, ring, total;
 };
 // (pre: a plan's solve, Dinv_I and P_I come from the plan: no Dinv or tile (I, I-1) slots, more ring)
 template <class T> __host__ __device__ inline ClLayout cl_layout(int nb, int ob, int rs, bool pre)
 {
   ClLayout  L;
-  const int od = pre ? 0 : ob;
-  L.xs    = ((size_t)(nb + 3 * ob + 2 * ob * rs) * 8 + 127) / 128 * 128;  // x, nb * CB
+  const int od = pre ? 0 : ob, ow = pre ? ob : 0;
+  L.xs    = ((size_t)(nb + 3 * ob + 2 * ob * rs + ow) * 8 + 127) / 128 * 128;  // x, nb * CB
   L.dv    = L.xs + (size_t)nb * CB * sizeof(T);                         // Dinv_k, ob * CB * CLD
   L.ct    = (L.dv + (size_t)od * CB * CLD * sizeof(T) + 127) / 128 * 128;  // tile (I, I-1)_k as copied, ob * CB * CB
   L.rv    = L.ct + (size_t)od * CB * CB * sizeof(T);                    // r_k, ob * CB
-  L.ring  = (L.rv + (size_t)ob * CB * sizeof(T) + 127) / 128 * 128;     // ob rings of rs tiles
+  L.wv    = L.rv + (size_t)ob * CB * sizeof(T);                         // w_k (paired plan, odd rows), ow * CB
+  L.ring  = (L.wv + (size_t)ow * CB * sizeof(T) + 127) / 128 * 128;     // ob rings of rs tiles
   L.total = L.ring + (size_t)ob * rs * CB * CB * sizeof(T);
   return L;
 }
@@ -184,6 +189,28 @@ template <class T> __device__ __forceinline__ void tile_copy(const ClArgs<T> &a,
   a.box(I, J, row, col);
   mbar_expect(bar, CB * CB * (unsigned)sizeof(T));
   tma_load_2d(dst, map, row, col, bar);
+}
+// one word into another CTA's shared memory, counted on its mbarrier rbar (cluster addresses)
+__device__ __forceinline__ void st_async_1(unsigned raddr, double v, unsigned rbar)
+{
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];\n" ::"r"(raddr), "l"(__double_as_longlong(v)), "r"(rbar) : "memory");
+}
+__device__ __forceinline__ void st_async_1(unsigned raddr, float v, unsigned rbar)
+{
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(raddr), "r"(__float_as_uint(v)), "r"(rbar) : "memory");
+}
+// item t of the ring of an update warp of block row I (ntile tiles): tile (I, t), or (t == ntile,
+// a.sends_w(I)) P_{I+1} of the plan by one bulk copy (column-major, as in the plan)
+template <class T> __device__ __forceinline__ void ring_item(const ClArgs<T> &a, const CUtensorMap *map, T *dst, int I, int t, int ntile, unsigned long long *bar)
+{
+  if (t < ntile) {
+    tile_copy(a, map, dst, I, t, bar);
+    return;
+  }
+  mbar_expect(bar, CB * CB * (unsigned)sizeof(T));
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(smem_u32(dst)),
+               "l"(a.ppg + (size_t)(I + 1) * CB * CB), "r"(CB * CB * (unsigned)sizeof(T)), "r"(smem_u32(bar))
+               : "memory");
 }
 
 // A tile of M from shared memory into registers: TR: lane = column, tv[r] = M(r, lane); else
@@ -304,19 +331,20 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
 // The update warp of owned block row k (I = rank + CS k): its first tensor copies (lane 0) ...
 template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issue(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
 {
-  const int           rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;  // tiles (I, 0) .. (I, I-1-la)
+  const int           rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *ctb = (unsigned long long *)smem + a.nb + 2 * a.ob, *sb = ctb + a.ob + k * rs;
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB, *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
   tile_copy(a, map, ring, I, I, sb);
   if (I > 0 && !a.ppg) tile_copy(a, map, ct, I, I - 1, ctb + k);  // (with a plan, P_I comes from it)
-  for (int t = 0; t < rs - 1 && t < ntile; t++) tile_copy(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, sb + (t + 1) % rs);
+  const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
+  for (int t = 0; t < rs - 1 && t < nseq; t++) ring_item(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, ntile, sb + (t + 1) % rs);
 }
 // ... and, once the diagonal work is done, r_I and z_I
 template <class T, bool TR, bool RV>
 __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane, bool produced)
 {
-  const int nb = a.nb, rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;  // tiles (I, 0) .. (I, I-1-la)
+  const int nb = a.nb, rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *xbar = (unsigned long long *)smem, *rdyB = xbar + nb + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
   unsigned long long *eb   = ctb + a.ob + a.ob * rs + k * rs;
   const T *xs   = (const T *)(smem + L.xs);
@@ -326,9 +354,10 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   const int row = I * CB + lane;
   if (a.pdl) sg_pdl_wait();  // B may be the previous kernel's output
   const T bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
-  if (!produced && lane == 0 && rs - 1 < ntile) {
+  const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
+  if (!produced && lane == 0 && rs - 1 < nseq) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
-    tile_copy(a, map, ring, I, rs - 1, sb);
+    ring_item(a, map, ring, I, rs - 1, ntile, sb);
   }
   // ---- r_I = b_I - sum_{J <= I-1-la} M(I, J) x_J; each tile is read into registers before its x_J
   // is waited for (the last one is on the critical path)
@@ -344,9 +373,12 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   T acc[CB];
 #pragma unroll
   for (int i = 0; i < CB; i++) acc[i] = T(0);
+  // ring item t: slot q % rs of fill q / rs, q = t (produced) or t + 1 (slot 0 held the diagonal tile
+  // first); s and ph follow q without a division (a runtime modulo per tile lengthened the loop)
+  int      s  = produced ? 0 : 1;  // (rs >= 2)
+  unsigned ph = 0;
   for (int t = 0; t < ntile; t++) {
-    const int s = produced ? t % rs : (t + 1) % rs;  // (produced: tile t in slot t % rs; else slot 0 held the diagonal tile first)
-    mbar_wait(sb + s, ((produced ? t : t + 1) / rs) & 1);
+    mbar_wait(sb + s, ph);
     const T *tl = ring + (size_t)s * CB * CB;
     const T *xj = xs + (size_t)t * CB;
     T        tv[CB];
@@ -354,17 +386,33 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
     __syncwarp();  // the slot is read: refill it with tile t + rs
     if (produced) {
       if (lane == 0) mbar_arrive(eb + s);  // (release: the producer refills it)
-    } else if (lane == 0 && t + rs < ntile) {
+    } else if (lane == 0 && t + rs < nseq) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-      tile_copy(a, map, (T *)tl, I, t + rs, sb + s);
+      ring_item(a, map, (T *)tl, I, t + rs, ntile, sb + s);
     }
     bar_wait_cluster(xbar + t);
     tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
+    if (++s == rs) {
+      s = 0;
+      ph ^= 1;
+    }
   }
   const T sum = tile_sum<T, TR>(acc, lane);
   rv[lane]    = apply_dinv(dr, bval - sum, rv, lane);  // z_I = Dinv_I r_I
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);
+  if (a.sends_w(I)) {  // paired plan: w_{I+1} = P_{I+1} z_I (P_{I+1}: the ring's last item, s and ph now) into the CTA of block row I+1
+    mbar_wait(sb + s, ph);
+    __syncwarp();  // every lane's z_I in rv
+    const T *pn = ring + (size_t)s * CB * CB;
+    T        w[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+    for (int c = 0; c < CB; c++) w[c & 3] = fma(pn[c * CB + lane], rv[c], w[c & 3]);
+    const unsigned cs = cl_size(), dst = (unsigned)(I + 1) % cs, kd = (unsigned)(I + 1) / cs;
+    unsigned long long *wbar = xbar + nb + 3 * a.ob + 2 * a.ob * rs + kd;
+    T *wv = (T *)(smem + L.wv) + (size_t)kd * CB + lane;
+    st_async_1(cl_map(smem_u32(wv), dst), (w[0] + w[1]) + (w[2] + w[3]), cl_map(smem_u32(wbar), dst));
+  }
 }
 
 // A plan's solve: the copies of update warp k's tiles (I, 0) .. (I, I-1-la), tile t into ring slot t % rs
@@ -373,15 +421,21 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
 // a tensor copy. Only A is read (no wait for the kernel before: programmatic launch).
 template <class T> __device__ void producer_warp(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
 {
-  const int           rs = a.rs, ntile = I > a.la() ? I - a.la() : 0;
+  const int           rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;
   unsigned long long *sb = (unsigned long long *)smem + a.nb + 3 * a.ob + k * rs, *eb = sb + a.ob * rs;
   T                  *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
-  for (int t = 0, s = 0; t < ntile; t++, s = s + 1 == rs ? 0 : s + 1) {
+  const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
+  unsigned pf = 1;  // parity of the release of the slot's previous item, fill (t / rs - 1) (no division)
+  for (int t = 0, s = 0; t < nseq; t++) {
     if (t >= rs) {
-      mbar_wait(eb + s, (t / rs - 1) & 1);
+      mbar_wait(eb + s, pf);
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the update warp's reads of the slot before the copy engine's writes
     }
-    tile_copy(a, map, ring + (size_t)s * CB * CB, I, t, sb + s);
+    ring_item(a, map, ring + (size_t)s * CB * CB, I, t, ntile, sb + s);
+    if (++s == rs) {
+      s = 0;
+      pf ^= 1;
+    }
   }
 }
 
@@ -451,8 +505,15 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     if (I >= nb) break;
     const T *ct = (const T *)(smem + L.ct) + (size_t)k * CB * CB;
     // P_I = Dinv_I M(I, I-1): lane r takes row r
-    T t[CB], q[CB];
-    if (a.ppg) {  // from the plan, before any wait
+    T          t[CB], q[CB];
+    const bool odd = a.phg && (I & 1);  // paired plan, odd row: x_I = z_I - G_I x_{I-3} - H_I x_{I-2} - w_I
+    if (odd) {  // H_I, G_I from the plan (I = 1: none)
+      const T *ph = a.phg + (size_t)I * CB * CB + lane, *pg = a.pgg + (size_t)I * CB * CB + lane;
+#pragma unroll
+      for (int c = 0; c < CB; c++) t[c] = I > 2 ? __ldg(ph + c * CB) : T(0);
+#pragma unroll
+      for (int c = 0; c < CB; c++) q[c] = I > 2 ? __ldg(pg + c * CB) : T(0);
+    } else if (a.ppg) {  // from the plan, before any wait
       const T *pp = a.ppg + (size_t)I * CB * CB + lane;
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = I > 0 ? __ldg(pp + c * CB) : T(0);
@@ -470,14 +531,26 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
     }
     mbar_wait(rdyB + k, 0);
     T xv = ((const T *)(smem + L.rv))[k * CB + lane];  // z_I
-    if (a.pqg && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
-      bar_wait_cluster(xbar + I - 2);
-      xv = chain_step(xv, q, xs + (size_t)(I - 2) * CB);
-    }
-    if (I > 0) {
-      bar_wait_cluster(xbar + I - 1);
-      if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
-      xv = chain_step(xv, t, xs + (size_t)(I - 1) * CB);
+    if (odd) {  // x_{I-3}, x_{I-2} (the previous pair), then w_I = P_I z_{I-1} (sent by block row I-1's update warp)
+      if (I > 2) {
+        bar_wait_cluster(xbar + I - 3);
+        xv = chain_step(xv, q, xs + (size_t)(I - 3) * CB);
+        bar_wait_cluster(xbar + I - 2);
+        if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
+        xv = chain_step(xv, t, xs + (size_t)(I - 2) * CB);
+      }
+      bar_wait_cluster(xbar + a.nb + 3 * a.ob + 2 * a.ob * a.rs + k);
+      xv -= ((const T *)(smem + L.wv))[k * CB + lane];
+    } else {
+      if (a.pqg && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
+        bar_wait_cluster(xbar + I - 2);
+        xv = chain_step(xv, q, xs + (size_t)(I - 2) * CB);
+      }
+      if (I > 0) {
+        bar_wait_cluster(xbar + I - 1);
+        if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
+        xv = chain_step(xv, t, xs + (size_t)(I - 1) * CB);
+      }
     }
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
@@ -512,6 +585,12 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 1 + a.ob + k < (int)(blockDim.x / 32) ? 64 : 32);  // the update (and helper) warp's lanes
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + a.ob + k, 32);                                         // rdyB: the update warp's lanes
     for (int k = 0; k < a.ob * (1 + 2 * a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each; eb: one arrival
+    if (a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
+      for (int k = 0; k < a.ob; k++) {
+        if (!(((int)rank + (int)cs * k) & 1)) continue;
+        bar_init(rdyA + 3 * a.ob + 2 * a.ob * a.rs + k, 1);
+        mbar_expect(rdyA + 3 * a.ob + 2 * a.ob * a.rs + k, CB * (unsigned)sizeof(T));
+      }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   cl_sync();  // every CTA's barriers exist before anyone sends
@@ -553,6 +632,41 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
         update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, false);
       }
     }
+  }
+}
+
+// A paired plan (one-cluster kernel's orders): for every odd block row o >= 3, from the plan's
+// Dinv, P, Q and the tile M(o, o-3), H_o = Q_o - P_o P_{o-1} and G_o = Dinv_o M(o, o-3) - P_o Q_{o-1}
+// (column-major, as in the plan). Then x_o = z_o - G_o x_{o-3} - H_o x_{o-2} - P_o z_{o-1}, with z_o
+// over the tiles J <= o-4: both rows of a pair (o-1, o) depend only on the pair before, and the
+// chain takes one step per two block rows. One warp per odd row, lane c: column c.
+template <class T> __global__ void __launch_bounds__(32) trsv_pair_kernel(const ClArgs<T> a, const T *A, long long lda, T *hg, T *gg)
+{
+  const int o = 2 * (int)blockIdx.x + 3, lane = (int)threadIdx.x;
+  if (o >= a.nb) return;
+  const size_t TT = (size_t)CB * CB;
+  const T     *dgo = a.pdg + o * TT, *pgo = a.ppg + o * TT, *pgp = a.ppg + (o - 1) * TT, *qgp = a.pqg + (o - 1) * TT, *qgo = a.pqg + o * TT;
+  T            m[CB], qc[CB], pc[CB];  // column `lane` of M(o, o-3), Q_{o-1}, P_{o-1}
+  const int    j = a.aidx((o - 3) * CB + lane);
+#pragma unroll
+  for (int k = 0; k < CB; k++) {
+    const int i = a.aidx(o * CB + k);
+    m[k]        = i < a.n && j < a.n ? (a.trans ? A[j + (size_t)i * lda] : A[i + (size_t)j * lda]) : T(0);
+    qc[k]       = qgp[lane * CB + k];
+    pc[k]       = pgp[lane * CB + k];
+  }
+#pragma unroll 1
+  for (int r = 0; r < CB; r++) {
+    T rv = T(0), pq = T(0), pp = T(0);
+#pragma unroll
+    for (int k = 0; k < CB; k++) {
+      const T d = dgo[k * CB + r], p = pgo[k * CB + r];  // Dinv_o(r, k), P_o(r, k): the same for every lane
+      rv        = fma(d, m[k], rv);
+      pq        = fma(p, qc[k], pq);
+      pp        = fma(p, pc[k], pp);
+    }
+    gg[o * TT + lane * CB + r] = rv - pq;
+    hg[o * TT + lane * CB + r] = qgo[lane * CB + r] - pp;
   }
 }
 
@@ -629,6 +743,8 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
   const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
   const int           xr = a.xr;
+  int      q = 0;   // k % U (no division)
+  unsigned qp = 0;  // (k / U) & 1
   for (int k = 0, sI = (int)rank;; k++, sI = sI + (int)cs >= xr ? sI + (int)cs - xr : sI + (int)cs) {  // sI = I % xr (cs < xr), no division
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
@@ -637,8 +753,11 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
       const int sj = sI - (I - J);
       return xs + (size_t)(sj < 0 ? sj + xr : sj) * CB;
     };
-    const int q = k % U;
-    mbar_wait(rdy + q, (k / U) & 1);
+    if (k > 0 && ++q == U) {
+      q = 0;
+      qp ^= 1;
+    }
+    mbar_wait(rdy + q, qp);
     T xv = ((const T *)(smem + L.zs))[q * CB + lane];
     T t[CB];
     if (a.la == 2 && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a period before x_{I-1})
@@ -706,10 +825,10 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     for (int i = 0; i < CB; i++) acc[i] = T(0);
     const R *sp = a.sll + (size_t)I * CB + lane;
     R        sv = {};
+    unsigned s = g % (unsigned)rs, ph = (g / (unsigned)rs) & 1;  // slot and fill parity of ring tile g + t (no division per tile)
     for (int t = 0, sj = j0 % a.xr; t < nt; t++, sj = sj + 1 == a.xr ? 0 : sj + 1) {  // sj = (j0 + t) % xr
       if (t == nt - 1 && I >= a.W) sv = ll_ld(sp);  // the helpers' sum, probed before the last x arrives
-      const unsigned s = (g + t) % rs;
-      mbar_wait(sb + s, ((g + t) / rs) & 1);
+      mbar_wait(sb + s, ph);
       const T *tl = ring + (size_t)s * CB * CB;
       T        tv[CB];
       tile_regs<T, TR, RV>(tv, tl, lane);
@@ -722,6 +841,10 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
       bar_wait_cluster(xbar + J);
       const T *xj = xs + (size_t)sj * CB;
       tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
+      if (++s == (unsigned)rs) {
+        s = 0;
+        ph ^= 1;
+      }
     }
     if (a.prof && lane == 0) a.prof[4 * I] = gtime();  // (after the last window x has come)
     g += (unsigned)nt;
@@ -823,6 +946,13 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   HyJob    cj = hy_decode(a, ct), nj = cj;
   int      ci = 0, ni = 0;  // tiles issued of the current and of the next job
   unsigned gi = 0, gc = 0;  // tiles issued, consumed
+  unsigned si = 0, sc = 0, pc = 0;  // slots of the next issue and of the next consumption (gi, gc % hrs), its fill's parity ((gc / hrs) & 1)
+  auto     adv = [&](unsigned &sl, unsigned *par) {  // the next slot, without a division
+    if (++sl == (unsigned)hrs) {
+      sl = 0;
+      if (par) *par ^= 1u;
+    }
+  };
   auto     issue = [&]() {  // keep the ring full, one job ahead
     while (gi - gc < (unsigned)hrs) {
       int I, J;  // the tile
@@ -839,21 +969,26 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
         J = hy_tile_col(nj, ni++);
       }
       if (lane == 0) {
-        const unsigned s = gi % hrs;
         if (a.hfence) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        tile_copy(a, map, ring + (size_t)s * CB * CB, I, J, hb + s);
+        tile_copy(a, map, ring + (size_t)si * CB * CB, I, J, hb + si);
       }
       gi++;
+      adv(si, nullptr);
     }
   };
   issue();
   for (;;) {
     if (cj.diag) {  // its tiles are all in the ring (hrs >= la + 1)
-      const unsigned s0 = gc % hrs, s1 = (gc + 1) % hrs, s2 = (gc + 2) % hrs;
-      mbar_wait(hb + s0, (gc / hrs) & 1);
-      if (cj.nt > 1) mbar_wait(hb + s1, ((gc + 1) / hrs) & 1);
-      if (cj.nt > 2) mbar_wait(hb + s2, ((gc + 2) / hrs) & 1);
-      hy_diag<T, TR, RV>(a, ring + (size_t)s0 * CB * CB, ring + (size_t)s1 * CB * CB, ring + (size_t)s2 * CB * CB, cj.I, lane);
+      unsigned s[3], p = pc;  // its la + 1 <= 3 slots
+      for (int q = 0; q < 3; q++) {
+        s[q] = sc;
+        if (q < cj.nt) mbar_wait(hb + sc, pc);
+        adv(sc, &pc);
+      }
+      sc = s[0];  // consumed: cj.nt slots on from s[0]
+      pc = p;
+      for (int q = 0; q < cj.nt; q++) adv(sc, &pc);
+      hy_diag<T, TR, RV>(a, ring + (size_t)s[0] * CB * CB, ring + (size_t)s[1] * CB * CB, ring + (size_t)s[2] * CB * CB, cj.I, lane);
       __syncwarp();
       gc += (unsigned)cj.nt;
       issue();
@@ -872,12 +1007,13 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
 #pragma unroll
         for (int q = 0; q + 1 < HY_XPF; q++) xq[q] = xq[q + 1];
         xq[HY_XPF - 1] = i + HY_XPF < cj.nt ? ll_ld(x0 + (size_t)(i + HY_XPF) * CB) : R{};
-        const unsigned s = gc % hrs;
-        mbar_wait(hb + s, (gc / hrs) & 1);
+        const unsigned s = sc;
+        mbar_wait(hb + s, pc);
         T tv[CB];
         tile_regs<T, TR, RV>(tv, ring + (size_t)s * CB * CB, lane);
         __syncwarp();
         gc++;
+        adv(sc, &pc);
         issue();
         const T xl = ll_wait(x0 + (size_t)i * CB, xr, a.epoch, true);
         tile_fma<T, TR>(acc, tv, xl, [&](int c) { return __shfl_sync(~0u, xl, c); });
@@ -996,6 +1132,8 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.pdg    = nullptr;
   a.ppg    = nullptr;
   a.pqg    = nullptr;
+  a.phg    = nullptr;
+  a.pgg    = nullptr;
   a.pdl    = false;
   a.prod   = false;
 }
@@ -1096,10 +1234,16 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   static const int cl_la_env = env_int("SG_TRSV_CL_LA", 2, 1, 2);
   // SG_TRSV_CL_PROD=0: plan solves with the update warps issuing their own tile copies (A/B)
   static const bool prod_env = env_int("SG_TRSV_CL_PROD", 1, 0, 1) != 0;
+  // SG_TRSV_CL_PAIR=0: plan solves without the paired look-ahead even where the plan holds it (A/B)
+  static const bool pair_env = env_int("SG_TRSV_CL_PAIR", 1, 0, 1) != 0;
   if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
     if (hp->la == 2 && cl_la_env == 2) a.pqg = a.ppg + (size_t)nb * CB * CB;
+    if (a.pqg && hp->pinv && pair_env) {  // paired look-ahead (trsv_pair_fill)
+      a.phg = (const T *)hp->pinv;
+      a.pgg = a.phg + (size_t)nb * CB * CB;
+    }
     // A and the plan cannot change while the plan lives: this solve's copies of them may overlap
     // the kernel before it (the kernel waits before it reads B and before it writes X)
     a.pdl  = pdl_env;
@@ -1135,6 +1279,36 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   }
   return sg_dev_report_fetch(ctx, rep, [](sg_report *r, int cls, long long, long long row, double value) { return sg_trsv_report_fail(r, cls, -1, row, value); });
 }
+
+template <class T> sg_status trsv_pair_fill(sg_ctx *ctx, const sg_trsv_problem *P, sg_trsv_plan_s *hp, sg_report *rep)
+{
+  const int n = (int)P->n, nb = (n + CB - 1) / CB;
+  if (!hp->filled || hp->la != 2 || !hp->inv || n > cl_plan_maxn<T>() || nb < 4) return SG_OK;  // (no odd row >= 3: nothing to pair)
+  const size_t tiles = (size_t)nb * CB * CB, bytes = 2 * tiles * sizeof(T);
+  if (hp->pinv) (void)cudaFree(hp->pinv);
+  hp->pinv = nullptr;
+  if (cudaMalloc(&hp->pinv, bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    hp->pinv = nullptr;
+    return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "cannot allocate %zu bytes for the plan's paired blocks", bytes);
+  }
+  ClArgs<T> a;
+  cl_args_fill(a, ctx, P, hp->pivtol, nb, 0, 0);
+  a.pdg = (const T *)hp->inv;
+  a.ppg = a.pdg + tiles;
+  a.pqg = a.ppg + tiles;
+  T *hg = (T *)hp->pinv;
+  sg_status st;
+  if ((st = sg_cuda_check(cudaMemsetAsync(hg, 0, bytes, sg_stream(ctx)), rep, "trsv paired plan")) != SG_OK) return st;
+  trsv_pair_kernel<T><<<(unsigned)((nb - 2) / 2), 32, 0, sg_stream(ctx)>>>(a, (const T *)P->A, P->lda, hg, hg + tiles);
+  if ((st = sg_cuda_check(cudaGetLastError(), rep, "trsv paired plan")) != SG_OK) {
+    (void)cudaFree(hp->pinv);
+    hp->pinv = nullptr;
+  }
+  return st;
+}
+template sg_status trsv_pair_fill<double>(sg_ctx *, const sg_trsv_problem *, sg_trsv_plan_s *, sg_report *);
+template sg_status trsv_pair_fill<float>(sg_ctx *, const sg_trsv_problem *, sg_trsv_plan_s *, sg_report *);
 
 template sg_status trsv_cluster_solve<double>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, const sg_trsv_plan_s *);
 template sg_status trsv_cluster_solve<float>(sg_ctx *, const sg_trsv_problem *, double, sg_report *, bool *, const sg_trsv_plan_s *);

@@ -1012,6 +1012,7 @@ extern "C" sg_status sg_trsv_plan_create_cuda(sg_ctx *ctx, const sg_trsv_problem
   ctx->deferred      = 0;  // the analysis is checked now
   st = sg_cuda_check(cudaMemsetAsync(z, 0, (size_t)P->n * word, sg_stream(ctx)), rep, "sg_trsv_plan_create_cuda");
   if (st == SG_OK) st = P->prec == SG_REAL64 ? plan_solve<double>(ctx, p, &Pz, true, rep) : plan_solve<float>(ctx, p, &Pz, true, rep);
+  if (st == SG_OK) st = P->prec == SG_REAL64 ? trsv_pair_fill<double>(ctx, &p->P, p, rep) : trsv_pair_fill<float>(ctx, &p->P, p, rep);
   ctx->deferred = deferred;
   (void)cudaStreamSynchronize(sg_stream(ctx));
   (void)cudaFree(z);
@@ -1038,7 +1039,9 @@ sg_status sg_trsv_plan_run_cuda(sg_ctx *ctx, sg_trsv_plan plan, const sg_trsv_pr
 void sg_trsv_plan_free_cuda(sg_trsv_plan plan)
 {
   if (plan->inv) (void)cudaFree(plan->inv);
+  if (plan->pinv) (void)cudaFree(plan->pinv);
   plan->inv       = nullptr;
+  plan->pinv      = nullptr;
   plan->inv_bytes = 0;
   plan->filled    = 0;
 }

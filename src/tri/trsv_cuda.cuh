@@ -364,6 +364,9 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
 // there (checking the pivots) and fills the plan when it succeeds; filled: the solve runs no
 // inversion job, checks no pivot (they were checked when the plan was filled) and takes the
 // plan's look-ahead.
+// After a plan of an order the one-cluster kernel takes has been filled (look-ahead 2): its paired
+// blocks (hp->pinv), with which the one-cluster kernel's chain takes one step per two block rows.
+template <class T> sg_status trsv_pair_fill(sg_ctx *ctx, const sg_trsv_problem *P, sg_trsv_plan_s *hp, sg_report *rep);
 template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_report *rep, bool *used, sg_trsv_plan_s *hp = nullptr);
 
 } // namespace sgtrsv
