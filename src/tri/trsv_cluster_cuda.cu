@@ -1347,11 +1347,17 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   if (!pmap) return SG_OK;
   const int CT = ct_env ? ct_env : (f32 && nb > 640 ? 32 : 16);
   const int cs = cs_env, W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
-  // look-ahead 2 for op = T, whose update warps end a row with a reduce-scatter (measured on an H100,
-  // bench/trsv/README.md: fp64 LT / UT n = 8192 -13 %, n = 16384 -3 %; LN / UN within +-2 %), but for
-  // fp32 below n = 24576 (LT / UT n = 16384 61.4 / 62.0 % of copy against 60.3 / 60.9 with look-ahead 2)
-  // A plan of an order the one-cluster kernel takes is made with look-ahead 2 (its solves use Q_I)
-  const int la = hp && hp->filled ? hp->la : la_env ? la_env : (tr && !(f32 && n < 24576)) || (hp && n <= cl_plan_maxn<T>()) ? 2 : 1;
+  // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
+  // bench/trsv/README.md, eleventh session; same lease, µs per call):
+  //  - plans: 2 for fp32 below n = 24576 (LN / UT n = 8192 118.3 / 132.8 -> 109.6 / 114.2, 16384 263.2 /
+  //    267.5 -> 258.7 / 253.5; at 24576 / 32768 op = N loses 1-2 %), for op = T everywhere (fp64 UT
+  //    8192 153 against 180 with 1), for fp64 op = N up to n = 12288 (8192: 146.2 -> 141.4), and at the
+  //    one-cluster kernel's orders (its solves use Q_I); else 1;
+  //  - without a plan: 1 for op = N (2 loses 2-4 % at every order); for op = T 2 below fp64 n = 14336 /
+  //    fp32 n = 20480 (fp64 UT 8192 173 against 189, fp32 UT 8192 131 against 141) and 1 from there
+  //    (fp64 UT 16384 424 -> 412, 32768 1511 -> 1495, fp32 UT 24576 514 -> 499, 32768 827 -> 806).
+  const int la_auto = hp ? ((f32 && n < 24576) || tr || (!f32 && n <= 12288) || n <= cl_plan_maxn<T>() ? 2 : 1) : (tr && n < (f32 ? 20480 : 14336) ? 2 : 1);
+  const int la      = hp && hp->filled ? hp->la : la_env ? la_env : la_auto;
   const bool pre = hp && hp->filled;
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
