@@ -1332,7 +1332,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const bool       f32 = sizeof(T) == 4, tr = P->trans == SG_TRANS;
   const int        minn = hp && !hp->filled ? 1 : minn_env ? minn_env : (f32 ? 4097 : 2049);  // (a plan is filled at every order)
   const int        maxn = maxn_env ? maxn_env : 1 << 30;
-  static const int cs_env = env_int("SG_TRSV_HYB_CS", 8, 2, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
+  static const int cs_env = env_int("SG_TRSV_HYB_CS", 0, 0, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
   static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 0, 0, HY_RING_MAX);
@@ -1346,7 +1346,12 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const CUtensorMap *pmap = tile_map<T>(P);
   if (!pmap) return SG_OK;
   const int CT = ct_env ? ct_env : (f32 && nb > 640 ? 32 : 16);
-  const int cs = cs_env, W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
+  // the chain's cluster: 16 CTAs up to n = 12288, 8 above (0: automatic; measured on an H100, same lease,
+  // bench/trsv/README.md, eleventh session: 16 against 8 gains 1-7 % from n = 4096 to 12288, e.g. fp64 LN
+  // 4096 / 8192 68.4 / 141.3 -> 65.5 / 135.3 µs, fp32 LN 8192 / 10240 109.5 / 138.9 -> 102.8 / 129.9, and
+  // loses 1-5 % at 16384 in fp32)
+  const int cs = cs_env ? std::max(2, cs_env) : (n <= 12288 ? 16 : 8);
+  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
   // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
   // bench/trsv/README.md, eleventh session; same lease, µs per call):
   //  - plans: 2 for fp32 below n = 24576 (LN / UT n = 8192 118.3 / 132.8 -> 109.6 / 114.2, 16384 263.2 /
