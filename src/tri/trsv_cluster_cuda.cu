@@ -80,6 +80,8 @@ template <class T> struct ClArgs {
   __device__ __forceinline__ int  la(int I) const { return pqg ? (phg && (I & 1) ? 3 : 2) : 1; }
   // paired plan: even block row I hands w_{I+1} = P_{I+1} z_I to block row I+1 (its last ring item is P_{I+1})
   __device__ __forceinline__ bool sends_w(int I) const { return phg && !(I & 1) && I + 1 < nb; }
+  // one-cluster kernel with a plan: index of wbar[0] among the barriers (cl_layout)
+  __device__ __forceinline__ int  wbar0() const { return nb + 3 * ob + 2 * ob * rs; }
   __device__ __forceinline__ bool real(int i) const { return aidx(i) < n; }
   // tile (I, J) of M: its box origin in A (row, column) ...
   __device__ __forceinline__ void box(int I, int J, int &row, int &col) const
@@ -409,7 +411,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
 #pragma unroll
     for (int c = 0; c < CB; c++) w[c & 3] = fma(pn[c * CB + lane], rv[c], w[c & 3]);
     const unsigned cs = cl_size(), dst = (unsigned)(I + 1) % cs, kd = (unsigned)(I + 1) / cs;
-    unsigned long long *wbar = xbar + nb + 3 * a.ob + 2 * a.ob * rs + kd;
+    unsigned long long *wbar = xbar + a.wbar0() + kd;
     T *wv = (T *)(smem + L.wv) + (size_t)kd * CB + lane;
     st_async_1(cl_map(smem_u32(wv), dst), (w[0] + w[1]) + (w[2] + w[3]), cl_map(smem_u32(wbar), dst));
   }
@@ -539,7 +541,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
         if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
         xv = chain_step(xv, t, xs + (size_t)(I - 2) * CB);
       }
-      bar_wait_cluster(xbar + a.nb + 3 * a.ob + 2 * a.ob * a.rs + k);
+      bar_wait_cluster(xbar + a.wbar0() + k);
       xv -= ((const T *)(smem + L.wv))[k * CB + lane];
     } else {
       if (a.pqg && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
@@ -588,8 +590,8 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     if (a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
       for (int k = 0; k < a.ob; k++) {
         if (!(((int)rank + (int)cs * k) & 1)) continue;
-        bar_init(rdyA + 3 * a.ob + 2 * a.ob * a.rs + k, 1);
-        mbar_expect(rdyA + 3 * a.ob + 2 * a.ob * a.rs + k, CB * (unsigned)sizeof(T));
+        bar_init(xbar + a.wbar0() + k, 1);
+        mbar_expect(xbar + a.wbar0() + k, CB * (unsigned)sizeof(T));
       }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -979,15 +981,12 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   issue();
   for (;;) {
     if (cj.diag) {  // its tiles are all in the ring (hrs >= la + 1)
-      unsigned s[3], p = pc;  // its la + 1 <= 3 slots
-      for (int q = 0; q < 3; q++) {
+      unsigned s[3] = {sc, sc, sc};  // its cj.nt = la + 1 <= 3 slots (hy_diag reads no tile past them)
+      for (int q = 0; q < cj.nt; q++) {
         s[q] = sc;
-        if (q < cj.nt) mbar_wait(hb + sc, pc);
+        mbar_wait(hb + sc, pc);
         adv(sc, &pc);
       }
-      sc = s[0];  // consumed: cj.nt slots on from s[0]
-      pc = p;
-      for (int q = 0; q < cj.nt; q++) adv(sc, &pc);
       hy_diag<T, TR, RV>(a, ring + (size_t)s[0] * CB * CB, ring + (size_t)s[1] * CB * CB, ring + (size_t)s[2] * CB * CB, cj.I, lane);
       __syncwarp();
       gc += (unsigned)cj.nt;
