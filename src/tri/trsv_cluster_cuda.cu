@@ -163,13 +163,6 @@ __device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar)
                  smem_u32(bar))
                : "memory");
 }
-// ... of phase `parity` (a barrier reused: the cluster + helpers kernel's w slots)
-__device__ __forceinline__ void bar_wait_cluster_par(const unsigned long long *bar, unsigned parity)
-{
-  asm volatile("{\n .reg .pred p;\n W_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n @!p bra W_%=;\n}\n" ::"r"(
-                 smem_u32(bar)), "r"(parity)
-               : "memory");
-}
 // Reduce-scatter of a[0..31] over the warp: lane l returns sum over lanes of a[l]. Level W: the
 // lanes with bit W keep the upper half of their 2W values and send the lower one (compile-time
 // indices only, so the array stays in registers).
@@ -722,26 +715,21 @@ template <class T> struct HyArgs : ClArgs<T> {
   unsigned   epoch;
   bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
   bool       pre;     // Dinv_I, P_I (Q_I) are already in dg, pg (qg): no inversion jobs, no flags to wait for
-  const T   *hg, *gg;  // paired plan (la = 2, even cluster size): H_o, G_o of the odd block rows (trsv_pair_kernel), else NULL
-  // the update warp's window stops at tile I-1-lar(I): paired plan, odd rows a tile earlier (G_I, H_I, w_I hold I-3 .. I-1)
-  __device__ __forceinline__ int lar(int I) const { return hg && (I & 1) ? 3 : la; }
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
-// shared memory of a chain CTA: barriers xbar[nb], rdy[U], fre[U], sb[U * rs], wb[U] | x window | P slots | z | scratch | w | rings
-// (pr: paired plan, a third row of slots: P_{I+1} for the update warp of even row I)
+// shared memory of a chain CTA: barriers xbar[nb], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
 struct HyChainLayout {
-  size_t xs, ps, zs, rv, ws, ring, total;
+  size_t xs, ps, zs, rv, ring, total;
 };
-template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nb, int U, int rs, int xr, int la, int pr)
+template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nb, int U, int rs, int xr, int la)
 {
   HyChainLayout L;
-  L.xs    = ((size_t)(nb + 3 * U + U * rs) * 8 + 127) / 128 * 128;
+  L.xs    = ((size_t)(nb + 2 * U + U * rs) * 8 + 127) / 128 * 128;
   L.ps    = L.xs + (size_t)xr * CB * sizeof(T);
-  L.zs    = L.ps + (size_t)(la + pr) * U * CB * CB * sizeof(T);  // P slots, then (la = 2) Q slots, then (pr) P_{I+1} slots
+  L.zs    = L.ps + (size_t)la * U * CB * CB * sizeof(T);  // P slots, then (la = 2) Q slots
   L.rv    = L.zs + (size_t)U * CB * sizeof(T);
-  L.ws    = L.rv + (size_t)U * CB * sizeof(T);  // w_I (paired plan, odd rows), one per z slot
-  L.ring  = (L.ws + (size_t)U * CB * sizeof(T) + 127) / 128 * 128;
+  L.ring  = (L.rv + (size_t)U * CB * sizeof(T) + 127) / 128 * 128;
   L.total = L.ring + (size_t)U * rs * CB * CB * sizeof(T);
   return L;
 }
@@ -774,22 +762,6 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     mbar_wait(rdy + q, qp);
     T xv = ((const T *)(smem + L.zs))[q * CB + lane];
     T t[CB];
-    if (a.hg && (I & 1)) {  // paired plan, odd row: x_I = z_I - G_I x_{I-3} - H_I x_{I-2} - w_I (G, H in the Q, P slots; I = 1: w_1 only)
-      if (I > 1) {
-#pragma unroll
-        for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[(U + q) * CB * CB + pskew(lane, c)];
-        xv = chain_step(xv, t, xin(I - 3));
-#pragma unroll
-        for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[q * CB * CB + pskew(lane, c)];
-      }
-      mbar_arrive(fre + q);  // G_I, H_I and z_I taken: the slot is free
-      if (I > 1) xv = chain_step(xv, t, xin(I - 2));
-      unsigned long long *wb = xbar + nb + 2 * U + U * a.rs + q;
-      bar_wait_cluster_par(wb, qp);  // w_I = P_I z_{I-1}, from the update warp of row I-1 (the CTA before)
-      xv -= ((const T *)(smem + L.ws))[q * CB + lane];
-      __syncwarp();  // every lane has read w_I: the slot's next phase (the next w comes after x_I, CS * U rows on)
-      if (lane == 0) mbar_expect(wb, CB * (unsigned)sizeof(T));
-    } else {
     if (a.la == 2 && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a period before x_{I-1})
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[(U + q) * CB * CB + pskew(lane, c)];
@@ -801,7 +773,6 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     }
     mbar_arrive(fre + q);  // P_I, Q_I and z_I taken: the slot is free
     if (I > 0) xv = chain_step(xv, t, xin(I - 1));
-    }
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
     if (!real) xv = T(0);
@@ -829,7 +800,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
     if (round > 0) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
-    const int j0 = I - a.W + 1 > 0 ? I - a.W + 1 : 0, nt = I - a.lar(I) - j0 > 0 ? I - a.lar(I) - j0 : 0;  // window tiles J = j0 .. I-1-lar
+    const int j0 = I - a.W + 1 > 0 ? I - a.W + 1 : 0, nt = I - a.la - j0 > 0 ? I - a.la - j0 : 0;  // window tiles J = j0 .. I-1-la
     if (lane == 0) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of the slots before the copy engine's writes
       for (int t = 0; t < rs && t < nt; t++) tile_copy(a, map, ring + (size_t)((g + t) % rs) * CB * CB, I, j0 + t, sb + (g + t) % rs);
@@ -839,8 +810,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     if (lane == 0 && !a.pre)
       while (ld_acquire(a.dflag() + I) != a.epoch) __nanosleep(64);  // Dinv_I, P_I (and Q_I) published
     __syncwarp();
-    const bool odd = a.hg && (I & 1), sends = a.hg && !(I & 1) && I + 1 < nb;  // paired plan: odd row (G_I, H_I for Q_I, P_I); even row: w_{I+1}
-    const T *dgi = a.dg + (size_t)I * CB * CB, *pgi = (odd ? a.hg : a.pg) + (size_t)I * CB * CB, *qgi = (odd ? a.gg : a.qg) + (size_t)I * CB * CB;
+    const T *dgi = a.dg + (size_t)I * CB * CB, *pgi = a.pg + (size_t)I * CB * CB, *qgi = a.qg + (size_t)I * CB * CB;
     T        dr[CB];  // row `lane` of Dinv_I
 #pragma unroll
     for (int c = 0; c < CB; c++) dr[c] = __ldcg(dgi + c * CB + lane);
@@ -851,11 +821,6 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     if (a.la == 2 && I > 1) {
 #pragma unroll
       for (int c = 0; c < CB; c++) ps[(size_t)U * CB * CB + pskew(lane, c)] = __ldcg(qgi + c * CB + lane);
-    }
-    if (sends) {  // P_{I+1} (lane: row; column c at c * CB), read by this warp only
-      const T *pn = a.pg + (size_t)(I + 1) * CB * CB;
-#pragma unroll
-      for (int c = 0; c < CB; c++) ps[(size_t)2 * U * CB * CB + c * CB + lane] = __ldcg(pn + c * CB + lane);
     }
     T acc[CB];
 #pragma unroll
@@ -895,18 +860,6 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     zs[u * CB + lane] = apply_dinv(dr, r, (T *)(smem + L.rv) + (size_t)u * CB, lane);
     if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
     mbar_arrive(rdy + u);
-    if (sends) {  // w_{I+1} = P_{I+1} z_I into the w slot of row I+1 (the next CTA; its z slot), counted on its barrier
-      __syncwarp();  // every lane's z_I in zs (the critical warp's fre comes after its read: zs stays until this warp's next row)
-      const T *pn = ps + (size_t)2 * U * CB * CB;
-      T        w4[4] = {T(0), T(0), T(0), T(0)};
-#pragma unroll
-      for (int c = 0; c < CB; c++) w4[c & 3] = fma(pn[c * CB + lane], zs[u * CB + c], w4[c & 3]);
-      const bool     wrap = rank + 1 == cs;
-      const unsigned dst = wrap ? 0 : rank + 1;
-      const int      qd = wrap ? (u + 1 == U ? 0 : u + 1) : u;  // row I+1's z slot there: (k or k+1) % U
-      T *wv = (T *)(smem + L.ws) + (size_t)qd * CB + lane;
-      st_async_1(cl_map(smem_u32(wv), dst), (w4[0] + w4[1]) + (w4[2] + w4[3]), cl_map(smem_u32(xbar + nb + 2 * U + U * rs + qd), dst));
-    }
   }
 }
 
@@ -1095,7 +1048,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   }
   __syncthreads();
   const bool          chain = s_chain;
-  const HyChainLayout L     = hy_chain_layout<T>(a.nb, a.U, a.rs, a.xr, a.la, a.hg ? 1 : 0);
+  const HyChainLayout L     = hy_chain_layout<T>(a.nb, a.U, a.rs, a.xr, a.la);
   unsigned long long *bars  = (unsigned long long *)smem;
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
@@ -1108,11 +1061,6 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
       }
       for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nb + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
       for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nb + 2 * a.U + k, 1);
-      if (a.hg && (rank & 1))  // paired plan: the odd ranks own the odd rows (even cluster size), each z slot gets a w
-        for (int q = 0; q < a.U; q++) {
-          bar_init(bars + a.nb + 2 * a.U + a.U * a.rs + q, 1);
-          mbar_expect(bars + a.nb + 2 * a.U + a.U * a.rs + q, CB * (unsigned)sizeof(T));
-        }
     }
   } else if (threadIdx.x == 0) {
     for (int k = 0; k < a.hw * a.hrs; k++) bar_init(bars + k, 1);
@@ -1334,7 +1282,7 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
 template <class T> sg_status trsv_pair_fill(sg_ctx *ctx, const sg_trsv_problem *P, sg_trsv_plan_s *hp, sg_report *rep)
 {
   const int n = (int)P->n, nb = (n + CB - 1) / CB;
-  if (!hp->filled || hp->la != 2 || !hp->inv || nb < 4) return SG_OK;  // (no odd row >= 3: nothing to pair)
+  if (!hp->filled || hp->la != 2 || !hp->inv || n > cl_plan_maxn<T>() || nb < 4) return SG_OK;  // (no odd row >= 3: nothing to pair)
   const size_t tiles = (size_t)nb * CB * CB, bytes = 2 * tiles * sizeof(T);
   if (hp->pinv) (void)cudaFree(hp->pinv);
   hp->pinv = nullptr;
@@ -1440,13 +1388,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
   const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
-  // paired plan (the plan holds H_o, G_o: trsv_pair_fill): the chain takes one step per two block
-  // rows (x_o = z_o - G_o x_{o-3} - H_o x_{o-2} - P_o z_{o-1}); needs look-ahead 2 and an even
-  // cluster (the odd ranks own the odd rows). SG_TRSV_HYB_PAIR=0: off (A/B)
-  static const int pair_env = env_int("SG_TRSV_HYB_PAIR", 1, 0, 1);
-  int          pr      = pre && la == 2 && hp->pinv && cs % 2 == 0 && pair_env ? 1 : 0;
-  if (pr && hy_chain_layout<T>(nb, U, rs, xr, la, 1).total + 1024 > (size_t)optin) pr = 0;
-  const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la, pr).total;
+  const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
   // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
@@ -1567,8 +1509,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.qg     = la == 2 ? inv + 2 * tiles : nullptr;
   a.part   = hp ? wk : wk + (1 + (size_t)la) * tiles;
   a.pre    = pre;
-  a.hg     = pr ? (const T *)hp->pinv : nullptr;
-  a.gg     = pr ? (const T *)hp->pinv + tiles : nullptr;
   a.epoch  = ctx->trsv_hyb_epoch;
   a.hfence = fence_env;
   a.la     = la;
@@ -1587,8 +1527,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     std::vector<unsigned long long> h(nprof);
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d pair=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, pr, smem, h[4 * nb + 1]);
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1]);
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);

@@ -540,9 +540,8 @@ template <class T> static void plan_case(long long n, long long lda, sg_uplo u, 
     CHECK(st == SG_OK && cp, "cuda %s: create %s (%s)", tag, sg_status_string(st), rep.msg);
     const bool aligned = (lda * (long long)sizeof(T)) % 16 == 0;
     if (cp) CHECK(!aligned || cp->filled, "cuda %s: the plan holds no inverted blocks", tag);
-    // look-ahead 2 and at least 4 block rows: the paired blocks too (trsv_pair_fill; the one-cluster kernel's
-    // and the cluster + helpers kernel's solves take the chain a pair of block rows at a time)
-    const bool paired = aligned && cp && cp->la == 2 && n > 96;
+    // orders of the one-cluster kernel with at least 4 block rows: the paired blocks too (trsv_pair_fill)
+    const bool paired = aligned && cp && cp->la == 2 && n > 96 && n <= (sizeof(T) == 8 ? 3584 : 4096) && !getenv("SG_TRSV_CLUSTER_PLAN_MAXN");
     if (cp) CHECK(!paired || cp->pinv, "cuda %s: the plan holds no paired blocks", tag);
   }
 #endif
