@@ -1332,12 +1332,12 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int        minn = hp && !hp->filled ? 1 : minn_env ? minn_env : (f32 ? 4097 : 2049);  // (a plan is filled at every order)
   const int        maxn = maxn_env ? maxn_env : 1 << 30;
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 0, 0, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
-  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 4, 1, HY_WARPS - 1);
+  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 0, 0, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 0, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
   static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
-  static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", 192, 0, 1 << 20);
+  static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
@@ -1350,7 +1350,13 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // 4096 / 8192 68.4 / 141.3 -> 65.5 / 135.3 µs, fp32 LN 8192 / 10240 109.5 / 138.9 -> 102.8 / 129.9, and
   // loses 1-5 % at 16384 in fp32)
   const int cs = cs_env ? std::max(2, cs_env) : (n <= 12288 ? 16 : 8);
-  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env, rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
+  // update warps per chain CTA: 4; fp32 from n = 16384, 6 (measured on an H100, same lease, bench/trsv/README.md,
+  // twelfth session: with the lead below, fp32 n = 24576 +1-2.4 points of copy, 32768 +0.8-1.5 (UN without a plan
+  // 84.0-84.2 -> 85.0-85.2 %), n = 16384 0-1.5 %; fp64 cannot hold 6 rings of 8 KB tiles beside the rest)
+  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
+  // order 2's lead (SG_TRSV_HYB_SIM_LEAD): 192 block rows; fp32 256 (same runs: 256 against 192 +0.3-0.8 points at
+  // fp32 n = 32768; in fp64 neutral to -0.4 at 16384 .. 32768)
+  const int lead = lead_env >= 0 ? lead_env : (f32 ? 256 : 192);
   // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
   // bench/trsv/README.md, eleventh session; same lease, µs per call):
   //  - plans: 2 for fp32 below n = 24576 (LN / UT n = 8192 118.3 / 132.8 -> 109.6 / 114.2, 16384 263.2 /
@@ -1456,10 +1462,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   md.helpers = std::max(1, (nclu - 1) * cs * hw);
   md.step_us = step_us;
   md.tile_us = std::max(tb / 1e4, tb * md.helpers / bw);
-  md.lead    = lead_env;
+  md.lead    = lead;
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
   for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
-                      (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead_env, (long long)sizeof(T)})
+                      (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {
