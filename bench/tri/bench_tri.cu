@@ -500,53 +500,6 @@ template <class T> void bench_ours(const Shape &sh, T *const P[4], T *X, const R
   }
 }
 
-// The ceiling of any tridiagonal solver (no solve): read dl, d, du, b once and write x once, the
-// floor's 5 words per unknown, as a pure stream (x = (b - dl - du) / d element by element; 16-byte
-// vectors, U vectors of each array in flight per thread before any is used). Row
-// "read:stream5" (kind "read"): how far above the copy's 100 % a solver moving exactly the floor's
-// bytes can go (the reads outnumber the writes 4 to 1). The bytes are those of any layout and m.
-template <class T, int U>
-__global__ void __launch_bounds__(256) stream5_kernel(const T *__restrict__ dl, const T *__restrict__ d, const T *__restrict__ du,
-                                                      const T *__restrict__ b, T *__restrict__ x, long long n)
-{
-  using VT            = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
-  constexpr int V     = 16 / sizeof(T);
-  const long long nv  = n / V, st = (long long)gridDim.x * blockDim.x;
-  for (long long v0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; v0 < nv; v0 += U * st) {
-    VT a[U], c[U], e[U], r[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const long long v = v0 + u * st;
-      if (v < nv) a[u] = __ldg((const VT *)dl + v), c[u] = __ldg((const VT *)d + v), e[u] = __ldg((const VT *)du + v), r[u] = __ldg((const VT *)b + v);
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const long long v = v0 + u * st;
-      if (v < nv) {
-        VT       o;
-        T       *po = (T *)&o;
-        const T *pa = (const T *)&a[u], *pc = (const T *)&c[u], *pe = (const T *)&e[u], *pr = (const T *)&r[u];
-#pragma unroll
-        for (int q = 0; q < V; q++) po[q] = (pr[q] - pa[q] - pe[q]) / pc[q];
-        ((VT *)x)[v] = o;
-      }
-    }
-  }
-  for (long long i = nv * V + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) x[i] = (b[i] - dl[i] - du[i]) / d[i];
-}
-template <class T> void bench_stream_ceiling(const Shape &sh, T *const P[4], T *X)
-{
-  Rec r = make_rec(sh, "read", "read:stream5");
-  r.note = "no solve: the floor's bytes (read dl, d, du, b, write x) as a pure stream";
-  Timed t = time_solver([] { return true; }, [&]() -> std::string {
-    stream5_kernel<T, 4><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(P[0], P[1], P[2], P[3], X, sh.n());
-    return "";
-  });
-  set_time(r, sh, t, sizeof(T));
-  r.pass = t.ok;
-  finish_rec(r);
-}
-
 // cuSPARSE for a batch: gtsv2StridedBatch (contiguous) or gtsvInterleavedBatch algo 0/1/2.
 // Both overwrite the right-hand side; the interleaved routine takes dl/d/du non-const, so
 // all four arrays are restored from the pristine copy P before each run (untimed).
@@ -733,7 +686,6 @@ template <class T> void run_batch_family()
       Shape sh{"batch", P, il != 0, m, nb, il ? nb : m};
       bench_ours(sh, Pp, dX.as<T>(), ref);
       bench_cusparse_batch(sh, Pp, Wp, ref);
-      if (!g_dead && il == 0) bench_stream_ceiling(sh, Pp, dX.as<T>());
     }
     finalize_shape("batch", prec_name(P), m);
     save_json();
@@ -875,15 +827,6 @@ void print_summary()
     // the issue's speedup targets as a bandwidth: k x cuSPARSE's % of copy (the same floor bytes)
     const double tgt = r0.family == "single" ? 3.0 : 2.0;
     printf("%s\n", cb && std::isfinite(cb->pct) ? fmt("%.1f", tgt * cb->pct).c_str() : "-");
-  }
-  // The pure-stream ceiling (read:stream5), per precision: median and range over the batch shapes.
-  for (const char *pr : {"fp64", "fp32"}) {
-    std::vector<double> v;
-    for (const Rec &r : g_recs)
-      if (r.solver == "read:stream5" && r.prec == pr && r.pass && std::isfinite(r.pct)) v.push_back(r.pct);
-    if (!v.empty())
-      printf("stream ceiling %s (read dl, d, du, b and write x, no solve): %.1f %% of copy (%.1f-%.1f over %zu runs)\n", pr, median(v),
-             *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), v.size());
   }
   // Crossovers: runs of m with the same fastest algorithm, per (family, prec, layout).
   std::map<std::string, std::vector<const Cross *>> groups;
