@@ -77,19 +77,30 @@
 
 namespace {
 
-struct tp_dev_team {
+// COLD: the report out of line (tp_flag_cold), for the fused kernel's float instances: inlined at
+// each check site the report (key clamps, atomicMin, store) was ~900 of the fp64 instance's 5600 SASS
+// instructions, and the float instances spilled 20 / 16 bytes (0 with the call; ptxas). Measured on
+// the H100 (same lease, two repeats, % of copy, interleaved m = 2048 / 4096): float 56.1 / 54.4 ->
+// 57.8 / 56.3, double 62.1 / 61.1 -> 61.2 / 60.5, so double keeps the report inline. Out of line in
+// every kernel it raised other kernels' registers (float tp_stream_kernel 123 -> 156).
+__device__ __noinline__ void tp_flag_cold(sg_dev_report *rep, int cls, long long sys, long long row, double v) { sg_dev_flag(rep, cls, sys, row, v); }
+template <bool COLD> struct tp_dev_team_t {
   sg_dev_report *rep;
   long long      sys, rscale;
   bool           active;  // false for the padding teams of the last block
   __host__ __device__ __forceinline__ void fail(int cls, long long row, double v)
   {
 #ifdef __CUDA_ARCH__
-    if (active) sg_dev_flag(rep, cls, sys, row * rscale, v);
+    if (active) {
+      if constexpr (COLD) tp_flag_cold(rep, cls, sys, row * rscale, v);
+      else sg_dev_flag(rep, cls, sys, row * rscale, v);
+    }
 #else
     (void)cls; (void)row; (void)v;
 #endif
   }
 };
+using tp_dev_team = tp_dev_team_t<false>;
 
 // ---------------------------------------------------------------- global memory
 __device__ __forceinline__ void tp_unpack(const double2 &w, double *v) { v[0] = w.x; v[1] = w.y; }
@@ -365,8 +376,8 @@ struct tp_quiet_team {
 // block's first nbar threads (a multiple of 32); else wl: 0 (block barriers), or the mask of the
 // lanes of one warp that make up the team (warp barriers). CHK = false: the chunk reduction's
 // pivots are not checked (a FINISH after its REDUCE, see tp_quiet_team); the interface system's are.
-template <int Q, bool CHK = true, class T>
-__device__ __forceinline__ void tp_team_solve(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
+template <int Q, bool CHK = true, class T, class Team>
+__device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
                                               long long ts, long long g0, T tol, unsigned wl, int nbar = 0)
 {
   tp_eq<T> e0, e1;
@@ -418,8 +429,8 @@ template <class T> struct tp_out {  // reduced system being written: element (s,
 // The team's chunks (nrow rows from g0 of tile t = rows [ts, te) of system s) -> the tile's
 // (<= 2) interface equations, written by thread j = 0 to O. stride: thread distance of
 // consecutive chunks.
-template <int Q, class T>
-__device__ __forceinline__ void tp_team_reduce(tp_dev_team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], int nrow, T *W, int ws, int j,
+template <int Q, class T, class Team>
+__device__ __forceinline__ void tp_team_reduce(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], int nrow, T *W, int ws, int j,
                                                int team, long long s, long long t, long long ts, long long te, long long g0, T tol, int stride,
                                                const tp_out<T> &O)
 {
@@ -809,6 +820,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
   sg_pdl_wait();
   // STG: the plan's default shape only (128 bytes of systems x TP_BLOCK / spb chunks), compile-time
   constexpr int   SPB = 128 / (int)sizeof(T);
+  constexpr bool  COLD = sizeof(T) == 4;  // the failure report out of line (tp_dev_team_t)
   const int       spb = STG ? SPB : P.spb, team = STG ? TP_BLOCK / SPB : P.team, tid = (int)threadIdx.x, sl = tid % spb, j = tid / spb;
   // STG: staging [4 arrays][tile rows][spb systems] first (128-byte aligned for the copy engine)
   unsigned char *const base = STG ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem;
@@ -864,7 +876,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
     long long i;
     tp_fuse_item(F, u, fin, i);
     const long long grp = i / P.ntiles, t = i - grp * P.ntiles, s = grp * spb + sl;
-    tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
+    tp_dev_team_t<COLD> tm{rep, s, S.rscale, s < S.nbatch};
     const long long ts = t * P.tile, te = ts + P.tile < S.m ? ts + P.tile : S.m, g0 = ts + (long long)j * Q, left = te - g0;
     const int       nrow = !tm.active || left <= 0 ? 0 : left >= Q ? Q : (int)left;
     // the tile: REDUCE loads rows < te of active chunks (as tp_reduce_kernel), FINISH every chunk
@@ -908,7 +920,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
         const int       jr = tid / spb;
         const unsigned  wm = nl >= 32 ? 0u : (1u << nl) - 1u;
         const long long g0r = (long long)jr * Q;
-        tp_dev_team     tmr{rep, s, R.rscale, jr < tr && s < R.nbatch};
+        tp_dev_team_t<COLD> tmr{rep, s, R.rscale, jr < tr && s < R.nbatch};
         if (tmr.active) {
           const long long o = s * R.ss + g0r * R.rs;
 #pragma unroll
