@@ -821,15 +821,53 @@ __global__ void __launch_bounds__(256) read_sweep_kernel(const T *__restrict__ A
   if (acc == T(1.25e-7)) atomicAdd(sink, 1ull);  // keeps the sums (practically never true)
 }
 
+// system sweep (a question for a CTA-per-system solver): each CTA reads whole systems, one at a
+// time (CTA b: systems b, b + grid, ...), the system's storage in address order by 16-byte vectors
+// with U loads in flight per thread, vectors holding no triangle element skipped (the triangle
+// sweep's sectors), then x = b. With BPS CTAs per SM, BPS x SMs systems are read at once, each a
+// sequential stream (the ring kernel reads one stream per warp: ~2000-3900 at once).
+template <class T, int U>
+__global__ void __launch_bounds__(256) read_sys_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int lgn,
+                                                      unsigned long long *sink)
+{
+  constexpr int V = 16 / sizeof(T);
+  using VT = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
+  const int       n = 1 << lgn;
+  const long long nvec = (1ll << (2 * lgn)) / V;
+  T               acc = T(0);
+  for (long long s = blockIdx.x; s < nb; s += gridDim.x) {
+    const VT *a = (const VT *)(A + (s << (2 * lgn)));
+    for (long long v0 = threadIdx.x; v0 < nvec; v0 += U * blockDim.x) {
+      VT w[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const long long v = v0 + u * blockDim.x, k = v * V;
+        const int       i = (int)(k & (n - 1)), j = (int)(k >> lgn);
+        if (v < nvec && i + V - 1 >= j) w[u] = __ldg(a + v);
+        else w[u] = VT{};
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        const T *e = (const T *)&w[u];
+#pragma unroll
+        for (int q = 0; q < V; q++) acc += e[q];
+      }
+    }
+    for (int e = threadIdx.x; e < n; e += blockDim.x) X[(s << lgn) + e] = B[(s << lgn) + e];
+  }
+  if (acc == T(1.25e-7)) atomicAdd(sink, 1ull);
+}
+
 template <class T> void run_reads(const Rec &base, const T *A, const T *B, T *X, long long nb, int n)
 {
   const size_t W = sizeof(T);
   int lgn = 0;
   while ((1 << lgn) < n) lgn++;
   const bool pow2 = (1 << lgn) == n && n * W % 16 == 0;
-  for (int c = 0; c < 4 && !g_dead; c++) {
+  static const char *const sysnm[4] = {"read:system-sweep-b1", "read:system-sweep-b2", "read:system-sweep-b4", "read:system-sweep-b8"};
+  for (int c = 0; c < 8 && !g_dead; c++) {
     Rec r = base;
-    r.kind = "read", r.solver = c == 0 ? "read:rowsum" : c == 1 ? "read:triangle-sweep" : c == 2 ? "read:square-sweep" : "read:triangle-sweep-x8";
+    r.kind = "read", r.solver = c == 0 ? "read:rowsum" : c == 1 ? "read:triangle-sweep" : c == 2 ? "read:square-sweep" : c == 3 ? "read:triangle-sweep-x8" : sysnm[c - 4];
     r.note = c == 2 ? "read-only bound, no solve: every element of the square storage (bytes counted as moved)" : "read-only bound, no solve: the lower triangle's bytes";
     if (c == 2) r.floor_bytes = (double)nb * ((double)n * n + 2.0 * n) * W;
     r.pass = true;
@@ -839,7 +877,8 @@ template <class T> void run_reads(const Rec &base, const T *A, const T *B, T *X,
     }
     const int spb = 4 * (32 / std::min(n, 32));  // systems per block of the rowsum kernel
     auto call = [&](long long) -> std::string {
-      if (c == 3) read_sweep_kernel<T, 8><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(A, B, X, nb, lgn, true, g_scr);
+      if (c >= 4) read_sys_kernel<T, 8><<<(unsigned)(G.sms * (1 << (c - 4))), 256, 0, g_stream>>>(A, B, X, nb, lgn, g_scr);
+      else if (c == 3) read_sweep_kernel<T, 8><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(A, B, X, nb, lgn, true, g_scr);
       else if (c > 0) read_sweep_kernel<T, 1><<<(unsigned)(G.sms * 8), 256, 0, g_stream>>>(A, B, X, nb, lgn, c == 1, g_scr);
       else {
         const unsigned grid = (unsigned)((nb + spb - 1) / spb);
@@ -1175,6 +1214,18 @@ void print_summary()
         for (long long n : O.bns) {
           const Rec *c[4] = {nullptr, nullptr, nullptr, nullptr};
           const char *nm[4] = {"read:rowsum", "read:triangle-sweep", "read:square-sweep", "read:triangle-sweep-x8"};
+          for (int v : O.vars)
+            for (int k = 0; k < 4; k++)
+              if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
+          if (!c[0] && !c[1] && !c[2] && !c[3]) continue;
+          auto pc = [](const Rec *r) { return r && std::isfinite(r->pct) ? fmt("%.1f", r->pct) : std::string("-"); };
+          printf("%-4s %-7lld | %s / %s / %s / %s\n", p.c_str(), n, pc(c[0]).c_str(), pc(c[1]).c_str(), pc(c[2]).c_str(), pc(c[3]).c_str());
+        }
+      printf("read-only references, one system per CTA at a time in address order (x8 loads), 1 / 2 / 4 / 8 CTAs of 256 threads per SM (%% of copy)\n");
+      for (auto &p : precs)
+        for (long long n : O.bns) {
+          const Rec *c[4] = {nullptr, nullptr, nullptr, nullptr};
+          const char *nm[4] = {"read:system-sweep-b1", "read:system-sweep-b2", "read:system-sweep-b4", "read:system-sweep-b8"};
           for (int v : O.vars)
             for (int k = 0; k < 4; k++)
               if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
