@@ -227,9 +227,17 @@ template <class T> long long tp_reduce_work(long long n)
 // only for a finite equation: a non-finite one is the consequence of a failure reported
 // already (input check, an earlier pivot) or of an overflow (reported by the result check),
 // so the row that caused the breakdown is the one reported.
+// s = |a| + |b| + |c| is finite exactly when a, b and c are (unless the sum of finite values
+// overflows: then |b| or a neighbour is near the largest value and no pivot is small; such a row
+// was reported before 2026-11-27, a false breakdown, and now goes on: an overflow later is
+// caught by the result check). So the test is two comparisons on s: the three separate
+// finiteness tests that sg_bad_pivot's caller made, which the compiler evaluates before the
+// branch, cost ~6 instructions per pivot on the hot path (a REDUCE pass of one float system:
+// ~110 instructions per row, issue- and latency-bound; bench/tri/README.md, 2026-11-27).
 template <class Team, class T> SG_HD void tp_check_pivot(Team &t, T a, T b, T c, T tol, long long row)
 {
-  if (sg_bad_pivot(a, b, c, tol) && tri_finite(a) && tri_finite(b) && tri_finite(c)) t.fail(SG_FAIL_PIVOT, row, (double)b);
+  const T s = fabs(a) + fabs(b) + fabs(c);
+  if (s < (T)INFINITY && !(fabs(b) > tol * s)) t.fail(SG_FAIL_PIVOT, row, (double)b);
 }
 template <class Team, class T> SG_HD T tp_inv(Team &t, T a, T b, T c, T tol, long long row)
 {
@@ -308,10 +316,13 @@ TP_UNROLL
       if (i == L) c[i] = 0;
   }
   if (S.user && !S.checked) {  // reduced systems are not checked: a NaN there is a consequence
-    T z = 0;      // NaN iff some value is Inf or NaN (rows >= te are the identity)
+    // z is not finite if some value is Inf or NaN (rows >= te are the identity), or if the sum of
+    // finite values overflows: the slow path then re-reads the rows and reports only a value
+    // that is not finite. 4 additions per row (the x - x form took 8)
+    T z = 0;
 TP_UNROLL
-    for (int i = 0; i < Q; i++) z += (a[i] - a[i]) + (b[i] - b[i]) + (c[i] - c[i]) + (r[i] - r[i]);
-    if (!(z == (T)0)) tp_find_bad_input(tm, S, g0 == ts && ts == 0, te == S.m, s, g0, te < g0 + Q ? te : g0 + Q);
+    for (int i = 0; i < Q; i++) z += (a[i] + b[i]) + (c[i] + r[i]);
+    if (!(z - z == (T)0)) tp_find_bad_input(tm, S, g0 == ts && ts == 0, te == S.m, s, g0, te < g0 + Q ? te : g0 + Q);
   }
   if (first) {  // fold a known x_prev into the right-hand side
     if (ts == 0 ? S.endmode == TP_END_KNOWN : S.xr != nullptr) {
