@@ -791,31 +791,39 @@ __global__ void __launch_bounds__(128) read_rowsum_kernel(const T *__restrict__ 
     if (e < n) X[s * n + e] = B[s * n + e] + acc[r];
   }
 }
+// One round of a sweep: U 16-byte vectors v0 + u*stride of the n x n matrices at a (n = 2^lgn,
+// nvec vectors in all) issued before any is used; with tri, vectors holding no lower-triangle
+// element are skipped. Their sum goes to acc.
+template <class T, int U, class VT>
+__device__ __forceinline__ void sweep_round(const VT *a, long long v0, long long stride, long long nvec, int lgn, bool tri, T &acc)
+{
+  constexpr int V = 16 / sizeof(T);
+  const int     n = 1 << lgn;
+  VT            w[U];
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const long long v = v0 + u * stride, k = v * V;
+    const int       i = (int)(k & (n - 1)), j = (int)((k >> lgn) & (n - 1));
+    if (v < nvec && (!tri || i + V - 1 >= j)) w[u] = __ldg(a + v);
+    else w[u] = VT{};
+  }
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const T *e = (const T *)&w[u];
+#pragma unroll
+    for (int q = 0; q < V; q++) acc += e[q];
+  }
+}
 template <class T, int U>
 __global__ void __launch_bounds__(256) read_sweep_kernel(const T *__restrict__ A, const T *__restrict__ B, T *__restrict__ X, long long nb, int lgn,
                                                         bool tri, unsigned long long *sink)
 {
   constexpr int V = 16 / sizeof(T);
   using VT = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
-  const int n = 1 << lgn;
   const long long nvec = (nb << (2 * lgn)) / V, stride = (long long)gridDim.x * blockDim.x;
   T acc = T(0);
-  for (long long v0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; v0 < nvec; v0 += U * stride) {
-    VT w[U];
-#pragma unroll
-    for (int u = 0; u < U; u++) {  // U loads issued before any is used
-      const long long v = v0 + u * stride, k = v * V;
-      const int i = (int)(k & (n - 1)), j = (int)((k >> lgn) & (n - 1));
-      if (v < nvec && (!tri || i + V - 1 >= j)) w[u] = __ldg((const VT *)A + v);
-      else w[u] = VT{};
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const T *e = (const T *)&w[u];
-#pragma unroll
-      for (int q = 0; q < V; q++) acc += e[q];
-    }
-  }
+  for (long long v0 = (long long)blockIdx.x * blockDim.x + threadIdx.x; v0 < nvec; v0 += U * stride)
+    sweep_round<T, U>((const VT *)A, v0, stride, nvec, lgn, tri, acc);
   const long long xvec = (nb << lgn) / V;
   for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < xvec; v += stride) ((VT *)X)[v] = __ldg((const VT *)B + v);
   if (acc == T(1.25e-7)) atomicAdd(sink, 1ull);  // keeps the sums (practically never true)
@@ -837,22 +845,7 @@ __global__ void __launch_bounds__(256) read_sys_kernel(const T *__restrict__ A, 
   T               acc = T(0);
   for (long long s = blockIdx.x; s < nb; s += gridDim.x) {
     const VT *a = (const VT *)(A + (s << (2 * lgn)));
-    for (long long v0 = threadIdx.x; v0 < nvec; v0 += U * blockDim.x) {
-      VT w[U];
-#pragma unroll
-      for (int u = 0; u < U; u++) {
-        const long long v = v0 + u * blockDim.x, k = v * V;
-        const int       i = (int)(k & (n - 1)), j = (int)(k >> lgn);
-        if (v < nvec && i + V - 1 >= j) w[u] = __ldg(a + v);
-        else w[u] = VT{};
-      }
-#pragma unroll
-      for (int u = 0; u < U; u++) {
-        const T *e = (const T *)&w[u];
-#pragma unroll
-        for (int q = 0; q < V; q++) acc += e[q];
-      }
-    }
+    for (long long v0 = threadIdx.x; v0 < nvec; v0 += U * blockDim.x) sweep_round<T, U>(a, v0, (long long)blockDim.x, nvec, lgn, true, acc);
     for (int e = threadIdx.x; e < n; e += blockDim.x) X[(s << lgn) + e] = B[(s << lgn) + e];
   }
   if (acc == T(1.25e-7)) atomicAdd(sink, 1ull);
@@ -1208,31 +1201,25 @@ void print_summary()
       printf("  (variable orders; cuBLAS grouped by order)\n");
     }
     if (O.reads) {
-      printf("read-only references, lower triangle, no solve (%% of copy): rowsum (warp per system) / triangle sweep "
-             "(one load in flight per thread) / square sweep (its own bytes) / triangle sweep x8 (8 loads in flight per thread)\n");
-      for (auto &p : precs)
-        for (long long n : O.bns) {
-          const Rec *c[4] = {nullptr, nullptr, nullptr, nullptr};
-          const char *nm[4] = {"read:rowsum", "read:triangle-sweep", "read:square-sweep", "read:triangle-sweep-x8"};
-          for (int v : O.vars)
-            for (int k = 0; k < 4; k++)
-              if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
-          if (!c[0] && !c[1] && !c[2] && !c[3]) continue;
-          auto pc = [](const Rec *r) { return r && std::isfinite(r->pct) ? fmt("%.1f", r->pct) : std::string("-"); };
-          printf("%-4s %-7lld | %s / %s / %s / %s\n", p.c_str(), n, pc(c[0]).c_str(), pc(c[1]).c_str(), pc(c[2]).c_str(), pc(c[3]).c_str());
-        }
-      printf("read-only references, one system per CTA at a time in address order (x8 loads), 1 / 2 / 4 / 8 CTAs of 256 threads per SM (%% of copy)\n");
-      for (auto &p : precs)
-        for (long long n : O.bns) {
-          const Rec *c[4] = {nullptr, nullptr, nullptr, nullptr};
-          const char *nm[4] = {"read:system-sweep-b1", "read:system-sweep-b2", "read:system-sweep-b4", "read:system-sweep-b8"};
-          for (int v : O.vars)
-            for (int k = 0; k < 4; k++)
-              if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
-          if (!c[0] && !c[1] && !c[2] && !c[3]) continue;
-          auto pc = [](const Rec *r) { return r && std::isfinite(r->pct) ? fmt("%.1f", r->pct) : std::string("-"); };
-          printf("%-4s %-7lld | %s / %s / %s / %s\n", p.c_str(), n, pc(c[0]).c_str(), pc(c[1]).c_str(), pc(c[2]).c_str(), pc(c[3]).c_str());
-        }
+      // one line per (precision, order): four read-only references' % of copy
+      auto refs = [&](const char *title, const char *const (&nm)[4]) {
+        printf("%s\n", title);
+        for (auto &p : precs)
+          for (long long n : O.bns) {
+            const Rec *c[4] = {nullptr, nullptr, nullptr, nullptr};
+            for (int v : O.vars)
+              for (int k = 0; k < 4; k++)
+                if (!c[k]) c[k] = find("batched", p, VARS[v].name, n, 1, nm[k]);
+            if (!c[0] && !c[1] && !c[2] && !c[3]) continue;
+            auto pc = [](const Rec *r) { return r && std::isfinite(r->pct) ? fmt("%.1f", r->pct) : std::string("-"); };
+            printf("%-4s %-7lld | %s / %s / %s / %s\n", p.c_str(), n, pc(c[0]).c_str(), pc(c[1]).c_str(), pc(c[2]).c_str(), pc(c[3]).c_str());
+          }
+      };
+      refs("read-only references, lower triangle, no solve (% of copy): rowsum (warp per system) / triangle sweep (one load in flight per "
+           "thread) / square sweep (its own bytes) / triangle sweep x8 (8 loads in flight per thread)",
+           {"read:rowsum", "read:triangle-sweep", "read:square-sweep", "read:triangle-sweep-x8"});
+      refs("read-only references, one system per CTA at a time in address order (x8 loads), 1 / 2 / 4 / 8 CTAs of 256 threads per SM (% of copy)",
+           {"read:system-sweep-b1", "read:system-sweep-b2", "read:system-sweep-b4", "read:system-sweep-b8"});
     }
   }
   for (const auto &s : g_skips) printf("skipped: %s\n", s.c_str());
