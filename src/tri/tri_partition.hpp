@@ -348,8 +348,11 @@ TP_UNROLL
 // step k of both chains together, and the two chains meet in the 2x2 system of rows H-1, H
 // (pivot det = 1 - gamma_{H-1} beta_H, reported at row H; 1/det is kept in a[0]). The two
 // chains are independent, so the dependent divisions per chunk go from Q-1 to Q/2 + 1. e1 is
-// then row Q-1 with x_{Q-2} substituted (not normalised: its pivot is checked where it is
-// divided by). Measured on an H100 (bench/tri/README.md, same run, two repeats, % of copy):
+// then row Q-1 with x_{Q-2} substituted, normalised (diagonal 1; its pivot checked at row Q-1) as
+// the one-sided reduction's e1 is: with both e0 and e1 at the row scale S, the closed-form merge
+// (tp_merge) multiplies two of them and overflowed or underflowed for S beyond ~1e+-19 in float
+// (a well-posed system scaled by 1e19 or 1e-20 failed with a non-finite result or a false zero
+// pivot; Thomas solved it). One equation of each pair normalised keeps every merge at O(S). Measured on an H100 (bench/tri/README.md, same run, two repeats, % of copy):
 // float interleaved m = 1024: 56.2 / 56.8 -> 59.7 / 60.3, every other float case within noise
 // (so the 16-division chain does not limit float batches of m <= 256); double (Q = 8) lost
 // up to 16 points (interleaved m = 512: 81 -> 65; the streaming kernel spills), so double
@@ -407,7 +410,10 @@ TP_UNROLL
   }
   // x_1 = u0 + u1 x_first + u2 x_last into row 0, x_{Q-2} = v0 + v1 x_first + v2 x_last into row Q-1
   e0   = {a[0], b[0] + c[0] * u1, c[0] * u2, r[0] - c[0] * u0};
-  e1   = {a[Q - 1] * v1, b[Q - 1] + a[Q - 1] * v2, c[Q - 1], r[Q - 1] - a[Q - 1] * v0};
+  {
+    const T e1a = a[Q - 1] * v1, e1b = b[Q - 1] + a[Q - 1] * v2, n1 = tp_inv(tm, e1a, e1b, c[Q - 1], tol, row0 + (Q - 1) * rstep);
+    e1 = {e1a * n1, (T)1, c[Q - 1] * n1, (r[Q - 1] - a[Q - 1] * v0) * n1};
+  }
   a[0] = g;
 }
 

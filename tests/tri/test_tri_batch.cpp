@@ -103,6 +103,60 @@ template <class T> static void sweep(bool quick)
     }
 }
 
+// Scale invariance: the same systems with every coefficient and right-hand side multiplied by
+// S (x unchanged) must solve as well at S = 1e+-30 (float) / 1e+-300 (double). Before 2026-11-27
+// float TPCR failed from S ~ 1e19 or 1e-20 (its closed-form merge multiplied two interface
+// equations at scale S: a non-finite result or a false zero pivot). RD and CR+RD multiply 2x2
+// matrices along the system and may overflow: for them a reported error is accepted, never a
+// wrong x. Cases: batches of one tile (PCR on the chunk equations), one long system (REDUCE /
+// FINISH levels with the merge tree), interleaved batches on the fused kernel (m = 2048).
+template <class T> static void scaled_systems(bool quick)
+{
+  const double Ss[] = {sizeof(T) == 8 ? 1e-300 : 1e-30, sizeof(T) == 8 ? 1e300 : 1e30};
+  struct Case { sg_tri_layout lay; long long m, nb; };
+  std::vector<Case> cases = {{SG_TRI_CONTIGUOUS, 1000, 7}, {SG_TRI_INTERLEAVED, 1000, 7}, {SG_TRI_CONTIGUOUS, 9001, 1}};
+  if (!quick) cases.push_back({SG_TRI_CONTIGUOUS, 100003, 1}), cases.push_back({SG_TRI_INTERLEAVED, 2048, 518});
+  unsigned seed = 4242;
+  for (const Case &c : cases)
+    for (double S : Ss) {
+      Batch<T> B = make_batch<T>(c.lay, c.m, c.nb, c.lay == SG_TRI_CONTIGUOUS ? c.m : c.nb, 0, seed++);
+      for (auto *v : {&B.dl, &B.d, &B.du, &B.b})
+        for (T &e : *v) e = (T)((double)e * S);
+      char kind[48];
+      snprintf(kind, sizeof kind, "scaled %.0e", S);
+      for (sg_tri_alg alg : kAlgs) {
+        if (c.m * c.nb > 200000 && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
+        if (alg != SG_TRI_RD && alg != SG_TRI_CR_RD) {
+          run_batch(B, alg, false, kind);
+          continue;
+        }
+        for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {  // RD, CR+RD: solved, or an error reported
+          sg_report       rep;
+          std::vector<T>  x  = x_init(B, false);
+          sg_status       st = SG_OK;
+          if (!dev) {
+            sg_tri_batch D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
+            st             = sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
+          }
+#ifdef SG_HAVE_CUDA
+          else {
+            DevBatch<T>  G(B);
+            sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
+            st              = sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
+            x               = G.x(B);
+          }
+#endif
+          const double e  = rel_err(B, x, B.xref.data(), false);
+          const bool   ok = st == SG_OK ? e <= tol_ref<T>() : (st == SG_ERR_ZERO_PIVOT || st == SG_ERR_NONFINITE) && rep.msg[0];
+          CHECK(ok, "%s %s %s %s m=%lld %s: %s err %.3g (%s)", dev ? "cuda" : "host", sg_tri_alg_name(alg), pname<T>(), lay_name(c.lay), c.m, kind,
+                sg_status_string(st), e, rep.msg);
+          printf("%s %s %-6s %-6s %-6s m=%lld nb=%lld %s -> %s%s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host", sg_tri_alg_name(alg), pname<T>(),
+                 lay_name(c.lay), c.m, c.nb, kind, sg_status_string(st), st == SG_OK ? "" : " (reported)");
+        }
+      }
+    }
+}
+
 // Solve B (copies: B is untouched) with alg on the host (dev = 0) or the GPU (dev = 1).
 template <class T> static sg_status solve_on(const Batch<T> &B, sg_tri_alg alg, int dev, sg_report &rep)
 {
@@ -273,6 +327,8 @@ int main(int argc, char **argv)
   misc();
   sweep<double>(quick);
   sweep<float>(quick);
+  scaled_systems<double>(quick);
+  scaled_systems<float>(quick);
   bad_inputs<double>();
   bad_inputs<float>();
   return tri_test_finish("test_tri_batch", quick);
