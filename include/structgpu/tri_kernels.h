@@ -39,7 +39,8 @@ typedef enum {
   SG_TRI_THOMAS,    /* Gaussian elimination w/o pivoting; GPU: one thread per system */
   SG_TRI_CR,        /* cyclic reduction (shared memory on the GPU)                   */
   SG_TRI_PCR,       /* parallel cyclic reduction                                     */
-  SG_TRI_RD,        /* recursive doubling (Stone), scans with normalisation          */
+  SG_TRI_RD,        /* recursive doubling (Stone), scans with normalisation; needs a
+                       diagonally dominant system (else SG_ERR_UNSUPPORTED naming the row) */
   SG_TRI_CR_PCR,    /* CR down to an intermediate system, PCR on it, CR back         */
   SG_TRI_CR_RD,     /* CR down to an intermediate system, RD on it, CR back          */
   SG_TRI_TPCR,      /* ours: register-blocked partition (Thomas per thread chunk)

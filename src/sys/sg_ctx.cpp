@@ -135,6 +135,11 @@ sg_status sg_report_fail(sg_report *rep, int cls, long long system, long long ro
     return sg_report_set(rep, SG_ERR_ZERO_PIVOT, system, row, value,
                          "pivot of system %lld, row %lld became %g (%s): overflow or an earlier breakdown; "
                          "the system is singular, badly scaled or needs pivoting", system, row, value, alg);
+  case SG_FAIL_NOT_DOMINANT:
+    return sg_report_set(rep, SG_ERR_UNSUPPORTED, system, row, value,
+                         "row %lld of system %lld is not diagonally dominant (|d| = %g < |dl| + |du|): %s (recursive doubling) "
+                         "is not stable on such systems and would return an inaccurate solution; use thomas, cr, pcr or tpcr",
+                         row, system, value < 0 ? -value : value, alg);
   default:
     return sg_report_set(rep, SG_ERR_NONFINITE, system, row, value,
                          "solution of system %lld is not finite at row %lld (%s): overflow, the system is badly conditioned",

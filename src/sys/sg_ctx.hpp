@@ -67,7 +67,7 @@ template <class T> SG_HD T sg_default_pivtol() { return sizeof(T) == 8 ? (T)2.22
 sg_status sg_cuda_check_ptr(const void *p, const char *name, sg_report *rep);
 // Device-side breakdown record: the first failure (smallest system, then row) wins.
 struct sg_dev_report {
-  unsigned long long key;  // (status << 60) | (system << 24 ... ) packed by sg_dev_flag; ~0ull = no failure
+  unsigned long long key;  // sg_fail_key(class, system, row), the smallest seen (sg_dev_flag); ~0ull = no failure
   double             value;
 };
 #endif
@@ -75,16 +75,21 @@ struct sg_dev_report {
 // ---- breakdown records shared by host and device code (added by the tri helper k1) ----
 // Failure classes, in priority order within one system: a non-finite input, then a zero or
 // tiny (finite) pivot, then a non-finite pivot (overflow, or the consequence of an earlier
-// breakdown), then a non-finite result. Status: NONFINITE, ZERO_PIVOT, ZERO_PIVOT, NONFINITE.
-enum sg_fail_class { SG_FAIL_INPUT = 0, SG_FAIL_PIVOT = 1, SG_FAIL_PIVOT_NONFINITE = 2, SG_FAIL_RESULT = 3 };
+// breakdown), then a non-finite result, then a row that is not diagonally dominant where the
+// algorithm needs dominance to be stable (RD). Status: NONFINITE, ZERO_PIVOT, ZERO_PIVOT,
+// NONFINITE, UNSUPPORTED.
+enum sg_fail_class { SG_FAIL_INPUT = 0, SG_FAIL_PIVOT = 1, SG_FAIL_PIVOT_NONFINITE = 2, SG_FAIL_RESULT = 3, SG_FAIL_NOT_DOMINANT = 4 };
 // Ordering key of a failure: smallest system first, then class, then row (the device
 // record keeps the minimum with atomicMin). ~0ull means "no failure".
-// Layout: system (30 bits) << 34 | class (2 bits) << 32 | row (32 bits), both clamped.
+// Layout: system (29 bits) << 35 | class (3 bits) << 32 | row (32 bits), both clamped.
 SG_HD unsigned long long sg_fail_key(int cls, long long system, long long row)
 {
-  const unsigned long long s = system < 0 ? 0ull : (system > 0x3fffffffll ? 0x3fffffffull : (unsigned long long)system);
+  const unsigned long long s = system < 0 ? 0ull : (system > 0x1fffffffll ? 0x1fffffffull : (unsigned long long)system);
   const unsigned long long r = row < 0 ? 0ull : (row > 0xffffffffll ? 0xffffffffull : (unsigned long long)row);
-  return (s << 34) | ((unsigned long long)(cls & 3) << 32) | r;
+  return (s << 35) | ((unsigned long long)(cls & 7) << 32) | r;
 }
+SG_HD int       sg_fail_key_class(unsigned long long key) { return (int)((key >> 32) & 7); }
+SG_HD long long sg_fail_key_system(unsigned long long key) { return (long long)(key >> 35); }
+SG_HD long long sg_fail_key_row(unsigned long long key) { return (long long)(key & 0xffffffffull); }
 // Fill rep from a failure (class, system, row, value) with a sentence naming rep->alg.
 sg_status sg_report_fail(sg_report *rep, int cls, long long system, long long row, double value);

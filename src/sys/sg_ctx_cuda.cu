@@ -111,7 +111,7 @@ sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep, sg_fail_fn fail)
   if (st == SG_OK) st = sg_cuda_check(cudaStreamSynchronize(sg_stream(ctx)), rep, "kernel execution");
   const sg_dev_report h = *hp;
   if (st != SG_OK || h.key == ~0ull) return st;
-  return fail(rep, (int)((h.key >> 32) & 3), (long long)(h.key >> 34), (long long)(h.key & 0xffffffffull), h.value);
+  return fail(rep, sg_fail_key_class(h.key), sg_fail_key_system(h.key), sg_fail_key_row(h.key), h.value);
 }
 
 namespace {

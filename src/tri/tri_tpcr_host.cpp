@@ -21,7 +21,7 @@ struct tp_host_team {
   bool failed() const { return key != ~0ull; }
   sg_status report(sg_report *rep) const
   {
-    return sg_report_fail(rep, (int)((key >> 32) & 3), (long long)(key >> 34), (long long)(key & 0xffffffffull), value);
+    return sg_report_fail(rep, sg_fail_key_class(key), sg_fail_key_system(key), sg_fail_key_row(key), value);
   }
 };
 

@@ -228,6 +228,30 @@ template <class T> static void bad_inputs()
                sg_tri_alg_name(alg), pn, lay_name((sg_tri_layout)lay), sg_status_string(st), rep.system, rep.row, rep.msg);
       }
     }
+  // RD needs diagonal dominance to be accurate (tri_team.hpp): one row that is not dominant
+  // (|d| = 1.5 < |dl| + |du| = 2, a regular pivot) gets SG_ERR_UNSUPPORTED naming it, from RD
+  // only; Thomas, TPCR and CR+RD solve the same systems to the usual tolerance.
+  for (int lay = 0; lay < 2; lay++)
+    for (long long m : {37ll, 1000ll}) {
+      Batch<T> B = make_batch<T>((sg_tri_layout)lay, m, 9, lay == 0 ? m : 9, 0, 779);
+      B.dl[B.idx(4, 13)] = 1; B.d[B.idx(4, 13)] = (T)1.5; B.du[B.idx(4, 13)] = 1;
+      std::vector<double> L(m), D(m), U(m), R(m);
+      for (long long i = 0; i < m; i++) {
+        const size_t k = B.idx(4, i);
+        L[i] = i ? (double)B.dl[k] : 0; D[i] = (double)B.d[k]; U[i] = i < m - 1 ? (double)B.du[k] : 0; R[i] = (double)B.b[k];
+      }
+      lapack(m, L.data(), D.data(), U.data(), R.data(), &B.xref[(size_t)(4 * m)]);
+      for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
+        sg_report       rep;
+        const sg_status st = solve_on<T>(B, SG_TRI_RD, dev, rep);
+        const bool      ok = st == SG_ERR_UNSUPPORTED && rep.status == st && rep.system == 4 && rep.row == 13 && rep.msg[0];
+        CHECK(ok, "%s not-dominant rd %s %s m=%lld: got %s system %lld row %lld: %s", dev ? "cuda" : "host", pn, lay_name((sg_tri_layout)lay), m,
+              sg_status_string(st), rep.system, rep.row, rep.msg);
+        printf("%s %s not-dominant rd %-6s %-6s m=%lld -> %s system %lld row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host", pn,
+               lay_name((sg_tri_layout)lay), m, sg_status_string(st), rep.system, rep.row, rep.msg);
+      }
+      for (sg_tri_alg alg : {SG_TRI_THOMAS, SG_TRI_TPCR, SG_TRI_CR_RD}) run_batch(B, alg, false, "one row not dominant");
+    }
   // argument errors (checked before any data is touched: host pointers are fine for both)
   Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, 5, 2, 5, 0, 3);
   std::vector<T> x(B.size());
@@ -277,7 +301,7 @@ static void order_independence()
         std::vector<double> w0((size_t)words, NAN), w1, w2, ref(4 * (size_t)n);
         for (int i = 0; i < n; i++) {
           w0[i] = i ? R(rng) : 0; w0[2 * n + i] = i < n - 1 ? R(rng) : 0;
-          w0[n + i] = 2.5 + R(rng); w0[3 * n + i] = R(rng);
+          w0[n + i] = 2.01 + std::fabs(R(rng)); w0[3 * n + i] = R(rng);  // diagonally dominant (RD checks it)
         }
         w1 = w0; w2 = w0;
         sg_host_team t0; perm_team t1, t2; t2.mode = 1;

@@ -93,7 +93,7 @@ PetscErrorCode SGTriSetFromOptions(SGTri *t, PetscOptionItems PetscOptionsObject
     PetscCall(PetscOptionsRangeInt("-pc_tridiag_direction", "Grid direction of the lines (lines mode): 0=x, 1=y, 2=z", "PCTridiagSetDirection", t->dir, &t->dir, NULL, 0, 2));
     PetscCall(PetscOptionsBool("-pc_tridiag_lines_exact", "Lines mode: solve every grid line exactly across the ranks it crosses (false: lines cut at rank boundaries, block Jacobi across ranks)", "PCTRIDIAG", t->exact, &t->exact, NULL));
   }
-  PetscCall(PetscOptionsEList("-pc_tridiag_algorithm", "Tridiagonal algorithm (auto: chosen from system size and batch count)", "PCTRIDIAG", names, SG_TRI_NUM_ALGS, names[t->alg], &ialg, NULL));
+  PetscCall(PetscOptionsEList("-pc_tridiag_algorithm", "Tridiagonal algorithm (auto: chosen from system size and batch count; rd needs a diagonally dominant operator)", "PCTRIDIAG", names, SG_TRI_NUM_ALGS, names[t->alg], &ialg, NULL));
   t->alg = (sg_tri_alg)ialg;
   PetscCall(PetscOptionsReal("-pc_tridiag_pivot_tol", "Breakdown when |pivot| <= tol*(|l|+|d|+|u|) of its equation (<= 0: default 100*eps)", "PCTRIDIAG", t->pivtol, &t->pivtol, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -937,7 +937,7 @@ PetscErrorCode PCTridiagSetDirection(PC pc, PetscInt dir)
 +  -pc_tridiag_mode <global,local,lines>                           - system solved, see `PCTridiagMode`
 .  -pc_tridiag_direction <0,1,2>                                   - line direction in lines mode (x, y, z)
 .  -pc_tridiag_lines_exact <bool>                                  - lines mode: solve each grid line exactly across ranks (default false)
-.  -pc_tridiag_algorithm <auto,thomas,cr,pcr,rd,cr_pcr,cr_rd,tpcr> - tridiagonal algorithm (auto: chosen from size and batch count)
+.  -pc_tridiag_algorithm <auto,thomas,cr,pcr,rd,cr_pcr,cr_rd,tpcr> - tridiagonal algorithm (auto: chosen from size and batch count; rd needs a diagonally dominant operator)
 -  -pc_tridiag_pivot_tol <tol>                                     - breakdown when |pivot| <= tol * (|l|+|d|+|u|) of its equation
 
    Level: intermediate
