@@ -469,11 +469,20 @@ static PetscErrorCode SGTriSolveGlobal(SGTri *t, sg_ctx *ctx, PetscBool dev, con
     if (*st != SG_OK) *who = rank, *iniface = PETSC_TRUE;
   }
   PetscCall(PetscLogEventEnd(SG_TRI_Iface, t->A, 0, 0, 0));
-  if (*who < 0 && t->n) {
-    if (dev) PetscCall(PetscLogGpuTimeBegin());
-    *st = sg_tri_block_solve(ctx, t->alg, t->prec, t->n, c, c + t->n, c + 2 * t->n, b, xp, xn, x, t->pivtol, rep);
-    if (dev) PetscCall(PetscLogGpuTimeEnd());
-    if (*st != SG_OK) *who = rank;
+  if (*who < 0) {
+    PetscMPIInt mine = size * 8, first; /* first failing rank * 8 + its status, size * 8: none */
+
+    if (t->n) {
+      if (dev) PetscCall(PetscLogGpuTimeBegin());
+      *st = sg_tri_block_solve(ctx, t->alg, t->prec, t->n, c, c + t->n, c + 2 * t->n, b, xp, xn, x, t->pivtol, rep);
+      if (dev) PetscCall(PetscLogGpuTimeEnd());
+      if (*st != SG_OK) mine = rank * 8 + (PetscMPIInt)*st;
+    }
+    /* The block solve's algorithm may meet a breakdown the reduction did not (rd on a row that
+       is not diagonally dominant, another elimination order): every rank learns the first
+       failing rank, so that all of them return the error and none is left in a later collective */
+    PetscCallMPI(MPIU_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+    if (first < size * 8) *who = first / 8, *st = (sg_status)(first % 8);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

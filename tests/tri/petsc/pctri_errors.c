@@ -3,7 +3,7 @@ static const char help[] = "Bad input to the tridiagonal preconditioners gives t
                            "zero pivot -> PETSC_ERR_MAT_LU_ZRPVT, NaN in the operator -> PETSC_ERR_FP at setup,\n"
                            "NaN in the right-hand side -> PETSC_ERR_FP, T of the wrong size -> PETSC_ERR_ARG_SIZ,\n"
                            "lines mode without a DMDA / on a non-DMDA -> PETSC_ERR_ARG_WRONG, dof 2 -> PETSC_ERR_SUP,\n"
-                           "rd on a row that is not diagonally dominant -> PETSC_ERR_SUP (local mode, owning rank).\n";
+                           "rd on a row that is not diagonally dominant -> PETSC_ERR_SUP (local: owning rank, global: every rank).\n";
 
 #include "pctri_common.h"
 #include <petscdmshell.h>
@@ -137,9 +137,9 @@ int main(int argc, char **argv)
   }
   PetscCall(MatDestroy(&A));
 
-  /* a row that is not diagonally dominant (|d| = 1.5 < 2): rd refuses it with PETSC_ERR_SUP on
-     the rank that owns it (local mode: block Jacobi, the other ranks solve their blocks);
-     thomas solves the same operator */
+  /* a row that is not diagonally dominant (|d| = 1.5 < 2): rd refuses it with PETSC_ERR_SUP, in
+     local mode (block Jacobi) on the rank that owns it, in global mode on every rank (the final
+     block solve's failure is made collective); thomas solves the same operator */
   PetscCall(TTBandMatrix(PETSC_COMM_WORLD, N, PETSC_DECIDE, 1, &A));
   if (rs <= 30 && 30 < re) {
     PetscCall(MatSetValue(A, 30, 29, 1.0, INSERT_VALUES));
@@ -151,8 +151,14 @@ int main(int argc, char **argv)
   PetscCall(NewPC(A, PC_TRIDIAG_LOCAL, "rd", &pc));
   EXPECT_ERROR(SetUpAndApply(pc, b, y), (rs <= 30 && 30 < re) ? PETSC_ERR_SUP : PETSC_SUCCESS, "row not diagonally dominant, local, rd");
   PetscCall(PCDestroy(&pc));
+  PetscCall(NewPC(A, PC_TRIDIAG_GLOBAL, "rd", &pc));
+  EXPECT_ERROR(SetUpAndApply(pc, b, y), PETSC_ERR_SUP, "row not diagonally dominant, global, rd");
+  PetscCall(PCDestroy(&pc));
   PetscCall(NewPC(A, PC_TRIDIAG_LOCAL, "thomas", &pc));
   EXPECT_ERROR(SetUpAndApply(pc, b, y), PETSC_SUCCESS, "row not diagonally dominant, local, thomas");
+  PetscCall(PCDestroy(&pc));
+  PetscCall(NewPC(A, PC_TRIDIAG_GLOBAL, "thomas", &pc));
+  EXPECT_ERROR(SetUpAndApply(pc, b, y), PETSC_SUCCESS, "row not diagonally dominant, global, thomas");
   PetscCall(PCDestroy(&pc));
   PetscCall(MatDestroy(&A));
 
