@@ -227,17 +227,18 @@ template <class T> long long tp_reduce_work(long long n)
 // only for a finite equation: a non-finite one is the consequence of a failure reported
 // already (input check, an earlier pivot) or of an overflow (reported by the result check),
 // so the row that caused the breakdown is the one reported.
-// s = |a| + |b| + |c| is finite exactly when a, b and c are (unless the sum of finite values
-// overflows: then |b| or a neighbour is near the largest value and no pivot is small; such a row
-// was reported before 2026-11-27, a false breakdown, and now goes on: an overflow later is
-// caught by the result check). So the test is two comparisons on s: the three separate
-// finiteness tests that sg_bad_pivot's caller made, which the compiler evaluates before the
-// branch, cost ~6 instructions per pivot on the hot path (a REDUCE pass of one float system:
-// ~110 instructions per row, issue- and latency-bound; bench/tri/README.md, 2026-11-27).
+// The test works on s4 = (|a| + |b| + |c|) / 4, summed as |a|/4 + |b|/4 + |c|/4 (exact powers of
+// two): s4 is finite exactly when a, b and c are (it cannot overflow: at most 3/4 of the
+// largest value), so a breakdown is `s4 < inf && !(|b|/4 > tol s4)`, the same condition as
+// before, with no finiteness test of a, b, c. The form `sg_bad_pivot && finite(a) && finite(b)
+// && finite(c)` had the compiler evaluate all three tests before its branch, ~6 instructions
+// per pivot on the hot path (a REDUCE pass of one float system: ~110 instructions per row,
+// issue- and latency-bound; bench/tri/README.md, 2026-11-27). (A plain s = |a| + |b| + |c|
+// would overflow for finite values near the largest one and miss such a row.)
 template <class Team, class T> SG_HD void tp_check_pivot(Team &t, T a, T b, T c, T tol, long long row)
 {
-  const T s = fabs(a) + fabs(b) + fabs(c);
-  if (s < (T)INFINITY && !(fabs(b) > tol * s)) t.fail(SG_FAIL_PIVOT, row, (double)b);
+  const T q = (T)0.25, s4 = fabs(a) * q + fabs(b) * q + fabs(c) * q;  // (exact products: contracted to FFMA on the GPU)
+  if (s4 < (T)INFINITY && !(fabs(b) * q > tol * s4)) t.fail(SG_FAIL_PIVOT, row, (double)b);
 }
 template <class Team, class T> SG_HD T tp_inv(Team &t, T a, T b, T c, T tol, long long row)
 {
