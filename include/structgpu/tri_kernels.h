@@ -28,7 +28,8 @@ typedef enum {
   SG_ERR_NONFINITE   = 3, /* input or result contained Inf or NaN */
   SG_ERR_MEM         = 4, /* allocation failed */
   SG_ERR_DEVICE      = 5, /* CUDA runtime/launch error, or CUDA path not built */
-  SG_ERR_UNSUPPORTED = 6  /* valid request this build/backend cannot do */
+  SG_ERR_UNSUPPORTED = 6  /* valid request this build/backend cannot do (also: rd on a system that
+                             is not diagonally dominant, which it cannot solve accurately) */
 } sg_status;
 
 typedef enum { SG_BACKEND_HOST = 0, SG_BACKEND_CUDA = 1 } sg_backend;
