@@ -39,8 +39,8 @@
 //   TP_END_ZERO   dl[0], du[m-1] ignored (batch convention)
 //   TP_END_KNOWN  b[0] -= dl[0]*xprev, b[m-1] -= du[m-1]*xnext (sg_tri_block_solve)
 //   TP_END_KEEP   the couplings stay in the reduced equations (sg_tri_block_reduce)
-// Breakdown: every division goes through tp_inv (sg_bad_pivot; tp_merge also checks the pivots
-// it does not divide by, tp_check_pivot) and reports through the
+// Breakdown: every division goes through tp_inv (tp_check_pivot: the sg_bad_pivot condition,
+// computed without overflow; tp_merge also checks the pivots it does not divide by) and reports through the
 // Team's fail(class, row, value); inputs and results are checked for Inf/NaN.
 #pragma once
 #include "tri/tri_team.hpp"
@@ -223,7 +223,7 @@ template <class T> long long tp_reduce_work(long long n)
   return p.ntiles == 1 ? 8 : 4 * p.mr + tp_reduce_work<T>(p.mr);
 }
 
-// 1/b for the equation (a, b, c) of row `row`. A breakdown (sg_bad_pivot) is reported
+// 1/b for the equation (a, b, c) of row `row`. A breakdown (sg_bad_pivot's condition) is reported
 // only for a finite equation: a non-finite one is the consequence of a failure reported
 // already (input check, an earlier pivot) or of an overflow (reported by the result check),
 // so the row that caused the breakdown is the one reported.

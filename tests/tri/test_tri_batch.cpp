@@ -103,6 +103,29 @@ template <class T> static void sweep(bool quick)
     }
 }
 
+// Solve B (copies: B is untouched) with alg on the host (dev = 0) or the GPU (dev = 1); the
+// solution (batch layout) into *xout if given.
+template <class T> static sg_status solve_on(const Batch<T> &B, sg_tri_alg alg, int dev, sg_report &rep, std::vector<T> *xout = nullptr)
+{
+  std::vector<T> x = x_init(B, false);
+  sg_status      st;
+  if (!dev) {
+    sg_tri_batch D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
+    st             = sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
+  } else {
+#ifdef SG_HAVE_CUDA
+    DevBatch<T>  G(B);
+    sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
+    st              = sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
+    x               = G.x(B);
+#else
+    st = SG_ERR_UNSUPPORTED;  // not reached: dev = 1 only with --cuda in a CUDA build
+#endif
+  }
+  if (xout) *xout = std::move(x);
+  return st;
+}
+
 // Scale invariance: the same systems with every coefficient and right-hand side multiplied by
 // S (x unchanged) must solve as well at S = 1e+-30 (float) / 1e+-300 (double). Before 2026-11-27
 // float TPCR failed from S ~ 1e19 or 1e-20 (its closed-form merge multiplied two interface
@@ -132,20 +155,8 @@ template <class T> static void scaled_systems(bool quick)
         }
         for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {  // RD, CR+RD: solved, or an error reported
           sg_report       rep;
-          std::vector<T>  x  = x_init(B, false);
-          sg_status       st = SG_OK;
-          if (!dev) {
-            sg_tri_batch D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
-            st             = sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
-          }
-#ifdef SG_HAVE_CUDA
-          else {
-            DevBatch<T>  G(B);
-            sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
-            st              = sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
-            x               = G.x(B);
-          }
-#endif
+          std::vector<T>  x;
+          const sg_status st = solve_on<T>(B, alg, dev, rep, &x);
           const double e  = rel_err(B, x, B.xref.data(), false);
           const bool   ok = st == SG_OK ? e <= tol_ref<T>() : (st == SG_ERR_ZERO_PIVOT || st == SG_ERR_NONFINITE) && rep.msg[0];
           CHECK(ok, "%s %s %s %s m=%lld %s: %s err %.3g (%s)", dev ? "cuda" : "host", sg_tri_alg_name(alg), pname<T>(), lay_name(c.lay), c.m, kind,
@@ -155,22 +166,6 @@ template <class T> static void scaled_systems(bool quick)
         }
       }
     }
-}
-
-// Solve B (copies: B is untouched) with alg on the host (dev = 0) or the GPU (dev = 1).
-template <class T> static sg_status solve_on(const Batch<T> &B, sg_tri_alg alg, int dev, sg_report &rep)
-{
-  std::vector<T> x = x_init(B, false);
-  sg_tri_batch   D = desc(B, B.dl.data(), B.d.data(), B.du.data(), B.b.data(), x.data());
-  if (!dev) return sg_tri_batch_solve_host(g_hctx, alg, &D, 0.0, &rep);
-#ifdef SG_HAVE_CUDA
-  DevBatch<T>  G(B);
-  sg_tri_batch DD = desc(B, G.p[0], G.p[1], G.p[2], G.p[3], G.p[4]);
-  return sg_tri_batch_solve_cuda(g_cctx, alg, &DD, 0.0, &rep);
-#else
-  (void)rep;
-  return SG_ERR_UNSUPPORTED;  // not reached: dev = 1 only with --cuda in a CUDA build
-#endif
 }
 
 // Breakdown and argument errors, on the host and (with --cuda) the device.
@@ -235,12 +230,7 @@ template <class T> static void bad_inputs()
     for (long long m : {37ll, 1000ll}) {
       Batch<T> B = make_batch<T>((sg_tri_layout)lay, m, 9, lay == 0 ? m : 9, 0, 779);
       B.dl[B.idx(4, 13)] = 1; B.d[B.idx(4, 13)] = (T)1.5; B.du[B.idx(4, 13)] = 1;
-      std::vector<double> L(m), D(m), U(m), R(m);
-      for (long long i = 0; i < m; i++) {
-        const size_t k = B.idx(4, i);
-        L[i] = i ? (double)B.dl[k] : 0; D[i] = (double)B.d[k]; U[i] = i < m - 1 ? (double)B.du[k] : 0; R[i] = (double)B.b[k];
-      }
-      lapack(m, L.data(), D.data(), U.data(), R.data(), &B.xref[(size_t)(4 * m)]);
+      batch_ref(B, 4);
       for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
         sg_report       rep;
         const sg_status st = solve_on<T>(B, SG_TRI_RD, dev, rep);

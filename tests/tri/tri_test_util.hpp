@@ -93,6 +93,17 @@ template <class T> struct Batch {
   size_t idx(long long s, long long i) const { return (size_t)(lay == SG_TRI_CONTIGUOUS ? s * ld + i : i * ld + s); }
 };
 
+// B.xref of system s from B's current (T-rounded) values, by LAPACK (after editing a batch)
+template <class T> static void batch_ref(Batch<T> &B, long long s)
+{
+  std::vector<double> L(B.m), D(B.m), U(B.m), R(B.m);
+  for (long long i = 0; i < B.m; i++) {
+    const size_t k = B.idx(s, i);
+    L[i] = i > 0 ? (double)B.dl[k] : 0.0; D[i] = (double)B.d[k]; U[i] = i < B.m - 1 ? (double)B.du[k] : 0.0; R[i] = (double)B.b[k];
+  }
+  lapack(B.m, L.data(), D.data(), U.data(), R.data(), &B.xref[(size_t)(s * B.m)]);
+}
+
 // kind 0: random, strictly diagonally dominant with random signs; kind 1: (-1, 2.1, -1)
 template <class T> static Batch<T> make_batch(sg_tri_layout lay, long long m, long long nb, long long ld, int kind, unsigned seed)
 {
@@ -102,7 +113,6 @@ template <class T> static Batch<T> make_batch(sg_tri_layout lay, long long m, lo
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   B.xref.resize((size_t)(m * nb));
-  std::vector<double> L(m), D(m), Uu(m), R(m);
   for (long long s = 0; s < nb; s++) {
     for (long long i = 0; i < m; i++) {
       const size_t k = B.idx(s, i);
@@ -112,9 +122,8 @@ template <class T> static Batch<T> make_batch(sg_tri_layout lay, long long m, lo
       if (i < m - 1) B.du[k] = (T)u;  // du[m-1] stays NaN: must be ignored
       B.d[k] = (T)dd;
       B.b[k] = (T)U(rng);
-      L[i] = (double)B.dl[k]; D[i] = (double)B.d[k]; Uu[i] = (double)B.du[k]; R[i] = (double)B.b[k];
     }
-    lapack(m, L.data(), D.data(), Uu.data(), R.data(), &B.xref[(size_t)(s * m)]);
+    batch_ref(B, s);
   }
   return B;
 }
