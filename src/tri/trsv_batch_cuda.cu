@@ -509,8 +509,8 @@ template <class T> __device__ __forceinline__ int sys_order(const BatchArgs<T> &
 // One right-hand side, n <= 16: two systems per warp (16-lane segments), lane e owns row e and
 // loads, before any step, its element of every line (op = N: M(e, q), e >= q; op = T: M(q, e),
 // e <= q; the diagonal is line e's own element), i.e. a whole system's 16 loads per lane in flight
-// at once, coalesced (a line is contiguous in A), then the 16 steps in registers. No shared
-// memory, no persistence: blocks run in launch order, so the warps sweep the batch in address
+// at once, coalesced (a line is contiguous in A), then (op = T: after a transposition through
+// shared memory, below) the 16 steps in registers. No persistence: blocks run in launch order, so the warps sweep the batch in address
 // order (the read-only rowsum reference of the same pattern reaches 54 % of copy in fp32 at
 // n = 16). Measured on the H100 against the ring kernel with two systems per warp, which ran
 // n <= 16 before (same lease, % of copy LN / LT): fp64 62.6 / 60.3 -> 72.2 / 70.3, fp32 47.5 /
@@ -539,6 +539,22 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
     lv[q]              = q < n && l < n && (TR ? l <= q : l >= q) && !(a.unit && l == q) ? __ldg(C.A + oe + oq * C.lda) : T(0);
   }
   y[0] = l < n ? C.X[oe] : T(0);
+  // op = T: lane l holds column l of M; transposed through shared memory (one padded G x G tile
+  // per segment, conflict-free both ways) it holds row l, so the steps take the op = N form: one
+  // broadcast per step instead of a butterfly of log2 G shuffles (16 steps x 4 dependent shuffles).
+  // Measured on the H100 (same lease, two repeats, n = 16, % of copy, LT / UT): fp32 51.6-51.8 /
+  // 51.7-51.8 -> 54.1 / 54.1, fp64 70.1-70.2 / 70.1-70.2 -> 72.0 / 72.0 (the read-only triangle
+  // sweep of the same bytes: 58 / 72 %); op = N unchanged (bench/trsv/README.md, 2026-11-28).
+  constexpr bool XP = TR;
+  if constexpr (XP) {
+    __shared__ T tb[RWPC][32 / G][G][G + 1];
+    T (&t)[G][G + 1] = tb[threadIdx.x >> 5][seg];
+#pragma unroll
+    for (int q = 0; q < NL; q++) t[q][l] = lv[q];
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < NL; q++) lv[q] = t[l][q];
+  }
   d[0] = T(1);
 #pragma unroll
   for (int q = 0; q < NL; q++)
@@ -548,9 +564,9 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
   for (int q = 0; q < NL; q++) {
     if (q >= nloop) break;  // warp-uniform
     const T m[1] = {lv[q]};
-    subst_step<T, G, 1, TR>(y, inv, m, 0, q, l);
+    subst_step<T, G, 1, TR && !XP>(y, inv, m, 0, q, l);
   }
-  if (!bad && n > 0) store_x<T, G, 1, TR>(a, sys, n, l, y, inv, C.X);
+  if (!bad && n > 0) store_x<T, G, 1, TR && !XP>(a, sys, n, l, y, inv, C.X);
 }
 
 // ---------------------------------------------------------------- persistent warps, staged lines
