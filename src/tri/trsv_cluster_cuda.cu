@@ -26,7 +26,8 @@
 // diagonal work; look-ahead 2: the update warps stop at tile I-3 and the critical warp subtracts
 // Q_I x_{I-2} before it waits for x_{I-1}), the idle helper warps issue the update warps' tile copies
 // (producer_warp), and the kernel is launched programmatically (it may start while the kernel before
-// it runs, and waits for it before reading B and writing X).
+// it runs, and waits for it before reading B and writing X). A plain solve is launched the same
+// way but waits before any read (A too may be the previous kernel's output).
 // Deadlock-free: the CTAs of a cluster are co-resident (cluster launch); warps wait only for x
 // blocks of smaller rows and for their own CTA's update / helper warps. Every CTA stays until all
 // x blocks have landed in it (the other CTAs' st.async target its shared memory).
@@ -578,7 +579,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
   const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + a.nb;
   if (a.prof && threadIdx.x == 0) a.prof[4 * a.nb + rank] = gtime();
-  if (a.pdl) sg_pdl_open();  // the next solve may start its copies of A and of the plan now (they cannot change while the plan lives)
+  if (a.pdl) sg_pdl_open();  // the next solve may start now (a plan's solve: its copies of A and of the plan, which cannot change while the plan lives)
   if (threadIdx.x == 0) {
     for (int J = 0; J < a.nb; J++) {
       bar_init(xbar + J, 1);
@@ -596,6 +597,9 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   cl_sync();  // every CTA's barriers exist before anyone sends
+  // without a plan A may be the previous kernel's output too: every thread waits before any read
+  // (the launch and the barriers' set-up above still overlap the kernel before)
+  if (a.pdl && !a.pdg) sg_pdl_wait();
   if (w == 0) {
     critical_warp<T, TR, RV>(a, smem, L, rank, cs, lane);
     if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
@@ -1235,6 +1239,13 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   static const bool prod_env = env_int("SG_TRSV_CL_PROD", 1, 0, 1) != 0;
   // SG_TRSV_CL_PAIR=0: plan solves without the paired look-ahead even where the plan holds it (A/B)
   static const bool pair_env = env_int("SG_TRSV_CL_PAIR", 1, 0, 1) != 0;
+  // Plain solves are launched programmatically too: the kernel then waits before it reads A or B,
+  // so only its launch and barrier set-up overlap the kernel before. Measured on the H100 (same
+  // lease, two repeats, speedup over cuBLAS trsv LN / UT): fp64 n = 512 3.10 / 2.78 -> 3.78 / 3.24x,
+  // n = 1024 3.53 / 3.22 -> 4.15 / 3.62x; fp32 n = 1024 4.15 / 3.43 -> 5.07 / 4.08x, n = 2048 4.59 /
+  // 3.86 -> 5.25 / 4.33x (bench/trsv/README.md, 2026-11-28). SG_TRSV_PDL_NOPLAN=0: without (A/B).
+  static const bool pdl_noplan_env = env_int("SG_TRSV_PDL_NOPLAN", 1, 0, 1) != 0;
+  if (!pre) a.pdl = pdl_noplan_env;
   if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
