@@ -71,6 +71,7 @@ template <class T> struct ClArgs {
   const T       *pqg;        // ... and Q_I = Dinv_I M(I, I-2) (look-ahead 2: the update warps stop at I-3), else NULL
   bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
   bool           prod;       // one-cluster kernel with a plan: the idle helper warps issue the update warps' tile copies (producer_warp)
+  bool           trot;       // one-cluster kernel, op = T: update warps with lane = row (tile_regs_rot), else lane = column + reduce-scatter
   const T       *phg, *pgg;  // one-cluster kernel with a paired plan (pqg too): H_o, G_o of the odd block rows (trsv_pair_kernel), else NULL
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
@@ -241,6 +242,23 @@ template <class T, bool TR> __device__ __forceinline__ T tile_sum(T (&acc)[CB], 
   if (TR) return reduce_scatter(acc, lane);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
+// op = T with lane = row (a.trot): tv[q] = M(lane, c) and acc += tv[q] x_J[c] for c = (q + lane) mod 32,
+// so that the tile (rows of M contiguous: TR's box) and x_J are both read conflict-free and the row
+// sums need no reduce-scatter at the end. It shortens the update warp's hand-over of z_I but costs
+// address arithmetic per element: measured on the H100 (same lease, two rounds, LT / UT speedup over
+// cuBLAS trsv), plain fp64 n = 256 / 512 / 1024: 3.13 / 2.89 -> 3.53 / 3.29x, 3.32 / 3.08 -> 3.67 / 3.46x,
+// 3.71 / 3.36 -> 3.82 / 3.53x; but fp64 2048 3.90 -> 3.72x, fp32 n = 1024 / 4096 4.21 -> 3.56x / 4.19 ->
+// 3.06x and planned solves 5-25 % slower (the update warps' throughput). So: plain fp64 n <= 1024 only.
+template <class T, bool RV> __device__ __forceinline__ void tile_regs_rot(T (&tv)[CB], const T *tl, int lane)
+{
+#pragma unroll
+  for (int q = 0; q < CB; q++) tv[q] = tl[tat<true, RV>(lane, (q + lane) & (CB - 1))];
+}
+template <class T> __device__ __forceinline__ void tile_fma_rot(T (&acc)[CB], const T (&tv)[CB], const T *xj, int lane)
+{
+#pragma unroll
+  for (int q = 0; q < CB; q++) acc[q & 3] = fma(tv[q], xj[(q + lane) & (CB - 1)], acc[q & 3]);
+}
 // z = Dinv r, lower part (dr: row `lane` of Dinv; r broadcast through the warp's scratch rv)
 template <class T> __device__ __forceinline__ T apply_dinv(const T (&dr)[CB], T r, T *rv, int lane)
 {
@@ -385,7 +403,8 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
     const T *tl = ring + (size_t)s * CB * CB;
     const T *xj = xs + (size_t)t * CB;
     T        tv[CB];
-    tile_regs<T, TR, RV>(tv, tl, lane);
+    if (TR && a.trot) tile_regs_rot<T, RV>(tv, tl, lane);
+    else tile_regs<T, TR, RV>(tv, tl, lane);
     __syncwarp();  // the slot is read: refill it with tile t + rs
     if (produced) {
       if (lane == 0) mbar_arrive(eb + s);  // (release: the producer refills it)
@@ -394,13 +413,14 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
       ring_item(a, map, (T *)tl, I, t + rs, ntile, sb + s);
     }
     bar_wait_cluster(xbar + t);
-    tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
+    if (TR && a.trot) tile_fma_rot<T>(acc, tv, xj, lane);
+    else tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
     if (++s == rs) {
       s = 0;
       ph ^= 1;
     }
   }
-  const T sum = tile_sum<T, TR>(acc, lane);
+  const T sum = TR && a.trot ? (acc[0] + acc[1]) + (acc[2] + acc[3]) : tile_sum<T, TR>(acc, lane);
   rv[lane]    = apply_dinv(dr, bval - sum, rv, lane);  // z_I = Dinv_I r_I
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);
@@ -1139,6 +1159,7 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.pgg    = nullptr;
   a.pdl    = false;
   a.prod   = false;
+  a.trot   = false;
 }
 
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
@@ -1246,6 +1267,9 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   // 3.86 -> 5.25 / 4.33x (bench/trsv/README.md, 2026-11-28). SG_TRSV_PDL_NOPLAN=0: without (A/B).
   static const bool pdl_noplan_env = env_int("SG_TRSV_PDL_NOPLAN", 1, 0, 1) != 0;
   if (!pre) a.pdl = pdl_noplan_env;
+  // SG_TRSV_T_ROT=0 / 1: op = T update warps with lane = row never / also outside plain fp64 n <= 1024 (A/B)
+  static const int trot_env = env_int("SG_TRSV_T_ROT", -1, -1, 1);
+  a.trot = a.trans && (trot_env < 0 ? sizeof(T) == 8 && !pre && a.n <= 1024 : trot_env == 1);
   if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
