@@ -9,6 +9,7 @@
 //              twin and the reference (SKIP line when no CUDA/GPU)
 // Tolerances: see trsv_test_util.hpp (1e-12 / 1e-4 vs reference, 1e-12 / 1e-5 GPU vs host).
 // Breakdown and argument errors: status, system, row, B (and on the host X) untouched.
+// Solves in a row (chained): a solve whose matrix the solve queued just before it writes.
 #include <string>
 #include "trsv_test_util.hpp"
 #include "tri/trsv_internal.hpp"  // sg_trsv_plan_s: whether a CUDA plan holds the inverted blocks
@@ -110,6 +111,77 @@ template <class T> static void sweep(bool quick)
         }
       }
   }
+}
+
+// ---------------------------------------------------------------- solves in a row
+// Two solves queued back to back (deferred checks, one stream), the second one's matrix written
+// by the first: solve 1 writes x1 into column j of A2 (all n rows of it; b1 = op(A1) t with t[j] = 2,
+// |t| <= 0.25 elsewhere, so x1 = t up to rounding and A2 keeps a safe pivot), solve 2 solves with
+// A2. Column j is one that solve 2's chain needs first (M's column or row 1), and on the device it
+// holds NaN until solve 1 has written it. A GPU solve launched while the kernel before it still runs
+// (programmatic dependent launch) must wait for that kernel before reading A: a read too early
+// gives a NaN breakdown or a wrong x2. Reference: x2 = op(A2)^-1 b2 in long double with the host's
+// x1 in column j (the device's x1 differs by rounding only).
+template <class T> static void chained(bool quick)
+{
+  const std::vector<long long> ns = quick ? std::vector<long long>{3, 64, 257} : std::vector<long long>{3, 64, 257, 512, 1000, 2048, 4096};
+  std::mt19937_64                        rng(77 + sizeof(T));
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (long long n : ns)
+    for (sg_uplo u : kUplo)
+      for (sg_trans t : kTrans) {
+        const bool      rev = (u == SG_UPPER) != (t == SG_TRANS);  // M = op(A) reflected: A's column n-2 is M's column / row 1
+        const long long lda = n, j = rev ? n - 2 : 1;
+        std::vector<T>  A1((size_t)(lda * n)), A2((size_t)(lda * n)), tv((size_t)n), b1((size_t)n), b2((size_t)n), x1((size_t)n), x2((size_t)n);
+        fill_tri(A1.data(), n, lda, u, SG_NONUNIT, rng);
+        fill_tri(A2.data(), n, lda, u, SG_NONUNIT, rng);
+        for (long long i = 0; i < n; i++) tv[i] = i == j ? T(2) : (T)(0.25 * U(rng));
+        for (long long i = 0; i < n; i++) {  // b1 = op(A1) tv over the triangle
+          long double s = 0;
+          for (long long k = 0; k < n; k++) {
+            const long long r = t == SG_NOTRANS ? i : k, c = t == SG_NOTRANS ? k : i;  // op(A1)(i, k) = A1(r, c)
+            if (u == SG_LOWER ? r >= c : r <= c) s += (long double)A1[r + c * lda] * tv[k];
+          }
+          b1[i] = (T)s;
+          b2[i] = (T)U(rng);
+        }
+        std::vector<T>  A2h = A2;
+        sg_trsv_problem P1 = {prec<T>(), u, t, SG_NONUNIT, n, 1, A1.data(), lda, b1.data(), 0, A2h.data() + j * lda, 0};
+        sg_trsv_problem P2 = {prec<T>(), u, t, SG_NONUNIT, n, 1, A2h.data(), lda, b2.data(), 0, x2.data(), 0};
+        sg_report       rep;
+        sg_status       st = sg_trsv_host(g_hctx, &P1, 0.0, &rep);
+        if (st == SG_OK) st = sg_trsv_host(g_hctx, &P2, 0.0, &rep);
+        std::vector<long double> R((size_t)n);
+        ref_solve(A2h.data(), n, lda, u, t, SG_NONUNIT, b2.data(), R.data());
+        const double eh = col_err(n, 1, x2.data(), n, R.data(), n), e1 = col_err(n, 1, A2h.data() + j * lda, n, tv.data(), n);
+        char         tag[96];
+        snprintf(tag, sizeof tag, "%s %-6s n=%lld column %lld", op_name(u, t, SG_NONUNIT), pname<T>(), n, j);
+        CHECK(st == SG_OK && eh <= trsv_tol_ref<T>() && e1 <= 100 * trsv_tol_ref<T>(), "host chained %s: %s (%s) err %.3g, x1 vs t %.3g", tag,
+              sg_status_string(st), rep.msg, eh, e1);
+#ifdef SG_HAVE_CUDA
+        if (g_cuda) {
+          std::vector<T> A2n = A2;
+          for (long long i = 0; i < n; i++) A2n[i + j * lda] = (T)NAN;  // written by solve 1 before solve 2 may read it
+          Dev<T>          dA1(A1), dA2(A2n), db1(b1), db2(b2), dx2(std::vector<T>((size_t)n, (T)kSentinel));
+          sg_trsv_problem D1 = P1, D2 = P2;
+          D1.A = dA1.p; D1.B = db1.p; D1.X = dA2.p + j * lda;
+          D2.A = dA2.p; D2.B = db2.p; D2.X = dx2.p;
+          sg_report drep;
+          sg_ctx_set_deferred(g_cctx, 1);
+          st = sg_trsv_cuda(g_cctx, &D1, 0.0, &drep);
+          if (st == SG_OK) st = sg_trsv_cuda(g_cctx, &D2, 0.0, &drep);
+          const sg_status sc = sg_ctx_check(g_cctx, &drep);
+          sg_ctx_set_deferred(g_cctx, 0);
+          if (st == SG_OK) st = sc;
+          const std::vector<T> xd = dx2.get(), a2d = dA2.get();
+          const double ed = col_err(n, 1, xd.data(), n, R.data(), n), edh = col_err(n, 1, xd.data(), n, x2.data(), n);
+          const double e1d = col_err(n, 1, a2d.data() + j * lda, n, A2h.data() + j * lda, n);
+          const bool   ok = st == SG_OK && ed <= trsv_tol_ref<T>() && edh <= 10 * trsv_tol_dev<T>() && e1d <= trsv_tol_dev<T>();
+          CHECK(ok, "cuda chained %s: %s (%s) err %.3g vs host %.3g, x1 vs host %.3g", tag, sg_status_string(st), drep.msg, ed, edh, e1d);
+          if (!ok || n >= 1000) printf("%s cuda chained %s err=%.2e vs-host=%.2e\n", ok ? "ok  " : "FAIL", tag, ed, edh);
+        }
+#endif
+      }
 }
 
 // ---------------------------------------------------------------- breakdown / arguments
@@ -756,6 +828,8 @@ int main(int argc, char **argv)
     job_tables(quick);
     sweep<double>(quick);
     sweep<float>(quick);
+    chained<double>(quick);
+    chained<float>(quick);
     bad_inputs<double>(quick);
     bad_inputs<float>(quick);
     plan_sweep<double>(quick);
