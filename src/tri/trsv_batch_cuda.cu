@@ -545,8 +545,7 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
   // Measured on the H100 (same lease, two repeats, n = 16, % of copy, LT / UT): fp32 51.6-51.8 /
   // 51.7-51.8 -> 54.1 / 54.1, fp64 70.1-70.2 / 70.1-70.2 -> 72.0 / 72.0 (the read-only triangle
   // sweep of the same bytes: 58 / 72 %); op = N unchanged (bench/trsv/README.md, 2026-11-28).
-  constexpr bool XP = TR;
-  if constexpr (XP) {
+  if constexpr (TR) {
     __shared__ T tb[RWPC][32 / G][G][G + 1];
     T (&t)[G][G + 1] = tb[threadIdx.x >> 5][seg];
 #pragma unroll
@@ -564,9 +563,9 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
   for (int q = 0; q < NL; q++) {
     if (q >= nloop) break;  // warp-uniform
     const T m[1] = {lv[q]};
-    subst_step<T, G, 1, TR && !XP>(y, inv, m, 0, q, l);
+    subst_step<T, G, 1, false>(y, inv, m, 0, q, l);  // (op = T transposed above)
   }
-  if (!bad && n > 0) store_x<T, G, 1, TR && !XP>(a, sys, n, l, y, inv, C.X);
+  if (!bad && n > 0) store_x<T, G, 1, false>(a, sys, n, l, y, inv, C.X);
 }
 
 // ---------------------------------------------------------------- persistent warps, staged lines

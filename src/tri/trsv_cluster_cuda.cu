@@ -242,8 +242,8 @@ template <class T, bool TR> __device__ __forceinline__ T tile_sum(T (&acc)[CB], 
   if (TR) return reduce_scatter(acc, lane);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
-// op = T with lane = row (a.trot): tv[q] = M(lane, c) and acc += tv[q] x_J[c] for c = (q + lane) mod 32,
-// so that the tile (rows of M contiguous: TR's box) and x_J are both read conflict-free and the row
+// op = T with lane = row (a.trot): tv[q] = M(lane, c) for c = (q + lane) mod 32, then the op = N
+// form of tile_fma / tile_sum with x_J read in the same rotated order, so that the tile (rows of M contiguous: TR's box) and x_J are both read conflict-free and the row
 // sums need no reduce-scatter at the end. It shortens the update warp's hand-over of z_I but costs
 // address arithmetic per element: measured on the H100 (same lease, two rounds, LT / UT speedup over
 // cuBLAS trsv), plain fp64 n = 256 / 512 / 1024: 3.13 / 2.89 -> 3.53 / 3.29x, 3.32 / 3.08 -> 3.67 / 3.46x,
@@ -253,11 +253,6 @@ template <class T, bool RV> __device__ __forceinline__ void tile_regs_rot(T (&tv
 {
 #pragma unroll
   for (int q = 0; q < CB; q++) tv[q] = tl[tat<true, RV>(lane, (q + lane) & (CB - 1))];
-}
-template <class T> __device__ __forceinline__ void tile_fma_rot(T (&acc)[CB], const T (&tv)[CB], const T *xj, int lane)
-{
-#pragma unroll
-  for (int q = 0; q < CB; q++) acc[q & 3] = fma(tv[q], xj[(q + lane) & (CB - 1)], acc[q & 3]);
 }
 // z = Dinv r, lower part (dr: row `lane` of Dinv; r broadcast through the warp's scratch rv)
 template <class T> __device__ __forceinline__ T apply_dinv(const T (&dr)[CB], T r, T *rv, int lane)
@@ -413,14 +408,14 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
       ring_item(a, map, (T *)tl, I, t + rs, ntile, sb + s);
     }
     bar_wait_cluster(xbar + t);
-    if (TR && a.trot) tile_fma_rot<T>(acc, tv, xj, lane);
+    if (TR && a.trot) tile_fma<T, false>(acc, tv, T(0), [&](int q) { return xj[(q + lane) & (CB - 1)]; });
     else tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
     if (++s == rs) {
       s = 0;
       ph ^= 1;
     }
   }
-  const T sum = TR && a.trot ? (acc[0] + acc[1]) + (acc[2] + acc[3]) : tile_sum<T, TR>(acc, lane);
+  const T sum = TR && a.trot ? tile_sum<T, false>(acc, lane) : tile_sum<T, TR>(acc, lane);
   rv[lane]    = apply_dinv(dr, bval - sum, rv, lane);  // z_I = Dinv_I r_I
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);

@@ -132,7 +132,7 @@ template <class T> static void chained(bool quick)
       for (sg_trans t : kTrans) {
         const bool      rev = (u == SG_UPPER) != (t == SG_TRANS);  // M = op(A) reflected: A's column n-2 is M's column / row 1
         const long long lda = n, j = rev ? n - 2 : 1;
-        std::vector<T>  A1((size_t)(lda * n)), A2((size_t)(lda * n)), tv((size_t)n), b1((size_t)n), b2((size_t)n), x1((size_t)n), x2((size_t)n);
+        std::vector<T>  A1((size_t)(lda * n)), A2((size_t)(lda * n)), tv((size_t)n), b1((size_t)n), b2((size_t)n), x2((size_t)n);
         fill_tri(A1.data(), n, lda, u, SG_NONUNIT, rng);
         fill_tri(A2.data(), n, lda, u, SG_NONUNIT, rng);
         for (long long i = 0; i < n; i++) tv[i] = i == j ? T(2) : (T)(0.25 * U(rng));
