@@ -27,7 +27,15 @@
 // Q_I x_{I-2} before it waits for x_{I-1}), the idle helper warps issue the update warps' tile copies
 // (producer_warp), and the kernel is launched programmatically (it may start while the kernel before
 // it runs, and waits for it before reading B and writing X). A plain solve is launched the same
-// way but waits before any read (A too may be the previous kernel's output).
+// way but waits before any read (A too may be the previous kernel's output); meanwhile its update
+// warps have the copy engine prefetch their diagonal tile, M(I, I-1) (M(I, I-2)) and b into L2
+// (L2 is the point of coherence: a prefetch cannot return data older than the kernel before wrote).
+// Where each CTA owns one block row (n <= 512), a plain solve also takes look-ahead 2: a third warp
+// forms Q_I = Dinv_I M(I, I-2) beside Dinv_I and P_I (pass 2, slot cq).
+// Where a plain solve's start-up goes (SG_TRSV_PROFILE, fp64 n = 512 on an H200, us from the CTAs'
+// start, no programmatic launch): the barriers' set-up and the cluster barrier 1.4, the diagonal
+// tile 2.1, Dinv_0 3.9 (the 32-step substitution ~1.8 us, for fp32 too: neither its instruction
+// count nor an instruction-cache warm-up moved it much, bench/trsv/README.md), z_0 4.45, x_0 4.6.
 // Deadlock-free: the CTAs of a cluster are co-resident (cluster launch); warps wait only for x
 // blocks of smaller rows and for their own CTA's update / helper warps. Every CTA stays until all
 // x blocks have landed in it (the other CTAs' st.async target its shared memory).
@@ -72,6 +80,9 @@ template <class T> struct ClArgs {
   bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
   bool           prod;       // one-cluster kernel with a plan: the idle helper warps issue the update warps' tile copies (producer_warp)
   bool           trot;       // one-cluster kernel, op = T: update warps with lane = row (tile_regs_rot), else lane = column + reduce-scatter
+  int            pf;         // plain solve launched programmatically: each update warp warms L2 with its row's diagonal tile, M(I, I-1) and b before the wait (2: and its first ring tiles)
+  bool           bpre;       // plain solve: the update warp loads b before its diagonal work (not after it)
+  bool           la2p;       // plain solve with look-ahead 2: Q_I = Dinv_I M(I, I-2) formed at start-up (pass 2, its own tile slot cq)
   const T       *phg, *pgg;  // one-cluster kernel with a paired plan (pqg too): H_o, G_o of the odd block rows (trsv_pair_kernel), else NULL
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
@@ -79,10 +90,11 @@ template <class T> struct ClArgs {
   __device__ __forceinline__ int  aidx(int i) const { return rev ? nb * CB - 1 - i : i; }
   // one-cluster kernel: block row I's update warp sums the tile columns J <= I - 1 - la(I) (paired
   // plan: the odd rows stop a tile earlier, their tiles I-3 .. I-1 are in G_I, H_I and w_I)
-  __device__ __forceinline__ int  la(int I) const { return pqg ? (phg && (I & 1) ? 3 : 2) : 1; }
+  __device__ __forceinline__ int  la(int I) const { return pqg ? (phg && (I & 1) ? 3 : 2) : la2p ? 2 : 1; }
   // paired plan: even block row I hands w_{I+1} = P_{I+1} z_I to block row I+1 (its last ring item is P_{I+1})
   __device__ __forceinline__ bool sends_w(int I) const { return phg && !(I & 1) && I + 1 < nb; }
-  // one-cluster kernel with a plan: index of wbar[0] among the barriers (cl_layout)
+  // one-cluster kernel with a plan: index of wbar[0] among the barriers (cl_layout); a plain solve
+  // with look-ahead 2: of qbar[0] (the tile M(I, I-2) of owned row k has landed in slot cq)
   __device__ __forceinline__ int  wbar0() const { return nb + 3 * ob + 2 * ob * rs; }
   __device__ __forceinline__ bool real(int i) const { return aidx(i) < n; }
   // tile (I, J) of M: its box origin in A (row, column) ...
@@ -115,17 +127,19 @@ __device__ __forceinline__ unsigned long long gtime()
 //   barriers: xbar[nb] (x_J has arrived), rdyA[ob] (Dinv), rdyB[ob] (r), ctb[ob] (tile (I, I-1)), sb[ob * rs] (ring slots
 //   filled), eb[ob * rs] (ring slots read: producer_warp), with a plan wbar[ob] (w_k has arrived: paired plan)
 struct ClLayout {
-  size_t xs, dv, ct, rv, wv, ring, total;
+  size_t xs, dv, ct, cq, rv, wv, ring, total;
 };
-// (pre: a plan's solve, Dinv_I and P_I come from the plan: no Dinv or tile (I, I-1) slots, more ring)
-template <class T> __host__ __device__ inline ClLayout cl_layout(int nb, int ob, int rs, bool pre)
+// (pre: a plan's solve, Dinv_I and P_I come from the plan: no Dinv or tile (I, I-1) slots, more ring;
+// q2: a plain solve with look-ahead 2, a slot for the tile (I, I-2) / Q_I and its barrier qbar per owned row)
+template <class T> __host__ __device__ inline ClLayout cl_layout(int nb, int ob, int rs, bool pre, bool q2)
 {
   ClLayout  L;
-  const int od = pre ? 0 : ob, ow = pre ? ob : 0;
-  L.xs    = ((size_t)(nb + 3 * ob + 2 * ob * rs + ow) * 8 + 127) / 128 * 128;  // x, nb * CB
+  const int od = pre ? 0 : ob, ow = pre ? ob : 0, oq = !pre && q2 ? ob : 0;
+  L.xs    = ((size_t)(nb + 3 * ob + 2 * ob * rs + ow + oq) * 8 + 127) / 128 * 128;  // x, nb * CB
   L.dv    = L.xs + (size_t)nb * CB * sizeof(T);                         // Dinv_k, ob * CB * CLD
   L.ct    = (L.dv + (size_t)od * CB * CLD * sizeof(T) + 127) / 128 * 128;  // tile (I, I-1)_k as copied, ob * CB * CB
-  L.rv    = L.ct + (size_t)od * CB * CB * sizeof(T);                    // r_k, ob * CB
+  L.cq    = L.ct + (size_t)od * CB * CB * sizeof(T);                    // tile (I, I-2)_k as copied (q2), oq * CB * CB
+  L.rv    = L.cq + (size_t)oq * CB * CB * sizeof(T);                    // r_k, ob * CB
   L.wv    = L.rv + (size_t)ob * CB * sizeof(T);                         // w_k (paired plan, odd rows), ow * CB
   L.ring  = (L.wv + (size_t)ow * CB * sizeof(T) + 127) / 128 * 128;     // ob rings of rs tiles
   L.total = L.ring + (size_t)ob * rs * CB * CB * sizeof(T);
@@ -292,15 +306,19 @@ template <class T, bool TR, bool RV> __device__ __forceinline__ T pivot_rcp(cons
 // non-finite row of x (the one reported) is unchanged. Dummy rows and columns are zero.
 template <class T, bool TR, bool RV> __device__ __forceinline__ void lower_subst(T (&y)[CB], const T *dg, T rl)
 {
+  T r[CB];  // every pivot's reciprocal before the first step: no shuffle on the steps' chain
+#pragma unroll
+  for (int m = 0; m < CB; m++) r[m] = __shfl_sync(~0u, rl, m);
 #pragma unroll
   for (int m = 0; m < CB; m++) {  // row m final, then removed from the rows below it
-    y[m] *= __shfl_sync(~0u, rl, m);
+    y[m] *= r[m];
 #pragma unroll
     for (int i = m + 1; i < CB; i++) y[i] = fma(-dg[tat<TR, RV>(i, m)], y[m], y[i]);
   }
 }
 // The diagonal work of block row I (k-th of its CTA), by its update warp and, where the CTA has
-// one, its helper warp: pass 0 inverts the diagonal tile D into dv (Dinv(i, j) at j*CLD + i),
+// them, its helper warps: pass 0 inverts the diagonal tile D into dv (Dinv(i, j) at j*CLD + i),
+// pass 2 (look-ahead 2) forms Q_I = D^{-1} M(I, I-2) in place in slot cq as pass 1 does P_I,
 // pass 1 forms P_I = D^{-1} M(I, I-1) (I > 0) in place of the tile M(I, I-1) (ct, as copied;
 // op = N: lane j reads column j with a 16- / 32-way bank conflict, once per block row), stored
 // skewed (pskew) for the critical warp, which takes it row by row. Lane j: column j, one
@@ -314,15 +332,17 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB;
   T                  *dv = (T *)(smem + L.dv) + (size_t)k * CB * CLD;
   mbar_wait(sb, 0);  // the diagonal tile
+  if (a.prof && first == 0 && lane == 0) a.prof[4 * a.nb + CS_MAX + I] = gtime();
   const T rl = pivot_rcp<T, TR, RV>(a, dg, I, lane, first == 0);
 #pragma unroll 1
   for (int pass = first; pass < last; pass++) {
-    T y[CB];
-    if (pass) mbar_wait(ctb + k, 0);
+    T  y[CB];
+    T *src = pass == 2 ? (T *)(smem + L.cq) + (size_t)k * CB * CB : ct;
+    if (pass) mbar_wait(pass == 2 ? (unsigned long long *)smem + a.wbar0() + k : ctb + k, 0);
     if (pass && !TR) {  // column `lane` of the copied tile is contiguous (reversed for RV): 16-byte loads
       constexpr int V = 16 / (int)sizeof(T);
       using vec = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
-      const vec *col = (const vec *)(ct + (RV ? CB - 1 - lane : lane) * CB);
+      const vec *col = (const vec *)(src + (RV ? CB - 1 - lane : lane) * CB);
 #pragma unroll
       for (int q = 0; q < CB / V; q++) {
         const vec v = col[q];
@@ -332,13 +352,13 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
       }
     } else {
 #pragma unroll
-      for (int i = 0; i < CB; i++) y[i] = pass ? ct[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
+      for (int i = 0; i < CB; i++) y[i] = pass ? src[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
     }
     lower_subst<T, TR, RV>(y, dg, rl);
     __syncwarp();  // pass 1: every lane has read the tile before it is overwritten
 #pragma unroll
     for (int i = 0; i < CB; i++) {
-      if (pass) ct[pskew(i, lane)] = y[i];
+      if (pass) src[pskew(i, lane)] = y[i];
       else dv[lane * CLD + i] = i >= lane ? y[i] : T(0);
     }
   }
@@ -353,12 +373,14 @@ template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issu
   // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
   tile_copy(a, map, ring, I, I, sb);
   if (I > 0 && !a.ppg) tile_copy(a, map, ct, I, I - 1, ctb + k);  // (with a plan, P_I comes from it)
+  if (I > 1 && a.la2p) tile_copy(a, map, (T *)(smem + L.cq) + (size_t)k * CB * CB, I, I - 2, (unsigned long long *)smem + a.wbar0() + k);
   const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
   for (int t = 0; t < rs - 1 && t < nseq; t++) ring_item(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, ntile, sb + (t + 1) % rs);
 }
 // ... and, once the diagonal work is done, r_I and z_I
 template <class T, bool TR, bool RV>
-__device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane, bool produced)
+__device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane, bool produced,
+                              bool bhave = false, T bpre = T(0))
 {
   const int nb = a.nb, rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *xbar = (unsigned long long *)smem, *rdyB = xbar + nb + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
@@ -368,8 +390,8 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   T       *rv   = (T *)(smem + L.rv) + (size_t)k * CB;
   T       *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   const int row = I * CB + lane;
-  if (a.pdl) sg_pdl_wait();  // B may be the previous kernel's output
-  const T bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
+  if (a.pdl && !bhave) sg_pdl_wait();  // B may be the previous kernel's output
+  const T bval = bhave ? bpre : a.real(row) ? a.B[a.aidx(row)] : T(0);
   const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
   if (!produced && lane == 0 && rs - 1 < nseq) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
@@ -546,6 +568,11 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
 #pragma unroll
         for (int c = 0; c < CB; c++) t[c] = ct[pskew(lane, c)];
       }
+      if (I > 1 && a.la2p) {  // Q_I (look-ahead 2)
+        const T *cq = (const T *)(smem + L.cq) + (size_t)k * CB * CB;
+#pragma unroll
+        for (int c = 0; c < CB; c++) q[c] = cq[pskew(lane, c)];
+      }
     }
     mbar_wait(rdyB + k, 0);
     T xv = ((const T *)(smem + L.rv))[k * CB + lane];  // z_I
@@ -560,7 +587,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
       bar_wait_cluster(xbar + a.wbar0() + k);
       xv -= ((const T *)(smem + L.wv))[k * CB + lane];
     } else {
-      if (a.pqg && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
+      if ((a.pqg || a.la2p) && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
         bar_wait_cluster(xbar + I - 2);
         xv = chain_step(xv, q, xs + (size_t)(I - 2) * CB);
       }
@@ -586,23 +613,52 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
   }
 }
 
+// A plain solve: does owned row k have a helper warp of its own for pass `pass` (1: P_I, 2: Q_I)? The
+// warps after the update warps help rows 0, 1, ... in turn (with look-ahead 2, P then Q of each).
+template <class T> __device__ __forceinline__ bool cl_helped(const ClArgs<T> &a, int k, int pass)
+{
+  const int nw = (int)(blockDim.x / 32), h = a.la2p ? 2 * k + pass - 1 : pass == 1 ? k : nw;
+  return 1 + a.ob + h < nw;
+}
+
 template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_warps<T>(), 1) trsv_cluster_kernel(const ClArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned rank = cl_rank(), cs = cl_size();
-  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, a.pdg != nullptr);
+  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, a.pdg != nullptr, a.la2p);
   const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + a.nb;
   if (a.prof && threadIdx.x == 0) a.prof[4 * a.nb + rank] = gtime();
   if (a.pdl) sg_pdl_open();  // the next solve may start now (a plan's solve: its copies of A and of the plan, which cannot change while the plan lives)
+  if (a.pf && w >= 1 && w <= a.ob) {  // a plain solve waits for the kernel before to end before it reads A or B: meanwhile, warm L2
+    const int I = (int)rank + (int)cs * (w - 1);
+    if (I < a.nb) {
+      if (lane == 0) {
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmap) : "memory");
+        int row, col;
+        const int ntile = I > a.la(I) ? I - a.la(I) : 0;
+        for (int J = I; J >= 0 && J >= I - (a.la2p ? 2 : 1); J--) {  // the diagonal tile, M(I, I-1) (and M(I, I-2)) first (the start-up's critical path) ...
+          a.box(I, J, row, col);
+          tma_prefetch_2d(&tmap, row, col);
+        }
+        for (int J = 0; J < ntile && J < (a.pf > 1 ? RING_MAX : 0); J++) {  // ... then the first tiles of the update warp's ring
+          a.box(I, J, row, col);
+          tma_prefetch_2d(&tmap, row, col);
+        }
+      }
+      if (a.real(I * CB + lane)) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(a.B + a.aidx(I * CB + lane)) : "memory");
+    }
+  }
   if (threadIdx.x == 0) {
     for (int J = 0; J < a.nb; J++) {
       bar_init(xbar + J, 1);
       mbar_expect(xbar + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when the block's bytes have come
     }
-    for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 1 + a.ob + k < (int)(blockDim.x / 32) ? 64 : 32);  // the update (and helper) warp's lanes
+    for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 32 * (1 + cl_helped(a, k, 1) + cl_helped(a, k, 2)));  // the update warp's lanes and its helpers'
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + a.ob + k, 32);                                         // rdyB: the update warp's lanes
     for (int k = 0; k < a.ob * (1 + 2 * a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each; eb: one arrival
+    if (a.la2p)  // plain solve, look-ahead 2: qbar, one expect each
+      for (int k = 0; k < a.ob; k++) bar_init(xbar + a.wbar0() + k, 1);
     if (a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
       for (int k = 0; k < a.ob; k++) {
         if (!(((int)rank + (int)cs * k) & 1)) continue;
@@ -612,6 +668,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   cl_sync();  // every CTA's barriers exist before anyone sends
+  if (a.prof && threadIdx.x == 0) a.prof[5 * a.nb + CS_MAX + rank] = gtime();
   // without a plan A may be the previous kernel's output too: every thread waits before any read
   // (the launch and the barriers' set-up above still overlap the kernel before)
   if (a.pdl && !a.pdg) sg_pdl_wait();
@@ -637,20 +694,28 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       const int k = a.ob - 1 - (w - 1 - a.ob), I = (int)rank + (int)cs * k;
       if (k >= 0 && I < a.nb && lane == 0) producer_warp<T>(a, &tmap, smem, L, k, I);
     }
-  } else {  // update warp (w <= ob) or helper warp (P_I beside the update warp's Dinv) of block row k
+  } else {  // update warp (w <= ob) or helper warp of block row k: P_I (role 1), Q_I (role 2, look-ahead 2) beside the update warp's Dinv
     const bool upd = w <= a.ob;
-    const int  k = upd ? w - 1 : w - 1 - a.ob, I = (int)rank + (int)cs * k;
+    const int  h = w - 1 - a.ob, role = upd ? 0 : a.la2p ? 1 + (h & 1) : 1;  // helpers: (row 0, P), (row 0, Q), (row 1, P), ...
+    const int  k = upd ? w - 1 : a.la2p ? h >> 1 : h, I = (int)rank + (int)cs * k;
     if (k < a.ob && I < a.nb) {
-      const bool helped = 1 + a.ob + k < (int)(blockDim.x / 32);
+      const bool helped = cl_helped(a, k, 1), helped2 = cl_helped(a, k, 2);
+      // the passes of row I (0: Dinv, 1: P_I, 2: Q_I), each warp a contiguous range: the last
+      // worker of the row takes the passes that have no warp of their own
+      const int  lastp = I == 0 ? 1 : I == 1 || !a.la2p ? 2 : 3;
+      const int  pl = std::min(lastp, role == 0 ? (helped ? 1 : lastp) : role == 1 ? (helped2 ? 2 : lastp) : lastp);
       if (upd && lane == 0) update_issue<T, TR, RV>(a, &tmap, smem, L, k, I);
-      if (!a.pdg) diag_passes<T, TR, RV>(a, smem, L, k, I, upd ? 0 : 1, upd ? (helped || I == 0 ? 1 : 2) : (I > 0 ? 2 : 1), lane);
+      // b before the diagonal work, so that its load overlaps it (A, B readable: no plan, the wait above)
+      const bool bhave = upd && a.bpre && !a.pdg;
+      const T    bpre  = bhave && a.real(I * CB + lane) ? a.B[a.aidx(I * CB + lane)] : T(0);
+      if (!a.pdg) diag_passes<T, TR, RV>(a, smem, L, k, I, role, pl > role ? pl : role, lane);
       else if (upd) mbar_wait((unsigned long long *)smem + a.nb + 3 * a.ob + k * a.rs, 0);  // with a plan: slot 0's first fill (the diagonal tile) has landed
       __syncwarp();
       if (upd && a.prof && lane == 0) a.prof[4 * I] = gtime();
       mbar_arrive(rdyA + k);  // Dinv / P_I visible to the critical warp
       if (upd) {
-        if (helped) mbar_wait(rdyA + k, 0);  // the helper is done with slot 0 too
-        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, false);
+        if (helped) mbar_wait(rdyA + k, 0);  // the helpers are done with slot 0 too
+        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, false, bhave, bpre);
       }
     }
   }
@@ -1155,6 +1220,9 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.pdl    = false;
   a.prod   = false;
   a.trot   = false;
+  a.pf     = 0;
+  a.bpre   = false;
+  a.la2p   = false;
 }
 
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
@@ -1240,7 +1308,18 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   // reports st.async in a one-block cluster as an invalid write); with one block row, CTA 1 owns none
   const int csx = cs_env ? std::min(cs_env, cs_max) : cs_max, cs = std::max(2, std::min(nb, csx)), ob = (nb + cs - 1) / cs;
   if (ob > cl_warps<T>() - 1) return SG_OK;  // more block rows per CTA than update warps
-  const size_t fixed = cl_layout<T>(nb, ob, 0, pre).total, per = (size_t)ob * (CB * CB * sizeof(T) + 16);
+  // Plain solves with look-ahead 2 where each CTA owns one block row (n <= 512): Q_I formed at
+  // start-up by a third warp beside Dinv_I and P_I, the update warp stops at tile I-3. Measured on
+  // an H200 (same lease, bench/trsv/README.md, 2026-11-28), us LN / UT, look-ahead 1 -> 2: fp64 n = 256
+  // 7.29 / 8.26 -> 6.87 / 7.84, n = 512 10.78 / 12.99 -> 10.00 / 12.67; fp32 n = 256 6.33 / 7.40 ->
+  // 5.88 / 6.77, n = 512 9.26 / 11.13 -> 8.78 / 10.04. With two and more rows per CTA the third pass
+  // (done by the update warp where no warp is left) and the smaller ring cost more than it saves
+  // (fp64 LN 2048 33.3 -> 37.0, fp32 LN 4096 54.6 -> 57.9). SG_TRSV_CL_LA2=0 / 1 / 2: never / where
+  // each CTA owns one row (default) / wherever the ring keeps >= 3 slots (A/B).
+  static const int la2_env = env_int("SG_TRSV_CL_LA2", 1, 0, 2);
+  const size_t per = (size_t)ob * (CB * CB * sizeof(T) + 16);
+  bool         q2  = !pre && (la2_env == 2 || (la2_env == 1 && ob == 1)) && nb > 2 && cl_layout<T>(nb, ob, 0, pre, true).total + 3 * per + 128 <= (size_t)optin;
+  const size_t fixed = cl_layout<T>(nb, ob, 0, pre, q2).total;
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
   int rs = (int)(((size_t)optin - fixed - 128) / per);
   rs     = rs > RING_MAX ? RING_MAX : rs;
@@ -1265,6 +1344,11 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   // SG_TRSV_T_ROT=0 / 1: op = T update warps with lane = row never / also outside plain fp64 n <= 1024 (A/B)
   static const int trot_env = env_int("SG_TRSV_T_ROT", -1, -1, 1);
   a.trot = a.trans && (trot_env < 0 ? sizeof(T) == 8 && !pre && a.n <= 1024 : trot_env == 1);
+  // SG_TRSV_CL_PF=0 / SG_TRSV_CL_BPRE=0: plain solves without the L2 prefetch before the wait / with b loaded after the diagonal work (A/B)
+  static const int  pf_env = env_int("SG_TRSV_CL_PF", 1, 0, 2);
+  static const bool bpre_env = env_int("SG_TRSV_CL_BPRE", 1, 0, 1) != 0;
+  a.bpre = !pre && bpre_env;
+  a.la2p = q2;
   if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
@@ -1283,16 +1367,18 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     a.prod = prod_env && 2 * np >= ob;
   }
   *used = true;
-  const size_t nprof = 4 * (size_t)nb + CS_MAX;
+  a.pf = a.pdl && !pre ? pf_env : 0;
+  const size_t nprof = 5 * (size_t)nb + 2 * CS_MAX;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
     a.prof = (unsigned long long *)sg_ctx_work(ctx, nprof * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
     (void)cudaMemsetAsync(a.prof, 0, nprof * sizeof(unsigned long long), sg_stream(ctx));
     a.pdl = false;  // the timeline starts at this kernel's own start
+    a.pf  = 0;
   }
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   // critical, update and (where they fit) helper warps
-  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + 2 * ob), cl_layout<T>(nb, ob, rs, pre).total, sg_stream(ctx), a.pdl);
+  const ClLaunch l(cs, std::min(cl_warps<T>(), 1 + (q2 ? 3 : 2) * ob), cl_layout<T>(nb, ob, rs, pre, q2).total, sg_stream(ctx), a.pdl);
   if ((st = sg_cuda_check(cudaLaunchKernelEx(&l.cfg, kern, a, tmap), rep, "trsv cluster launch")) != SG_OK) return st;
   if (a.prof) {
     std::vector<unsigned long long> h(nprof);
@@ -1301,10 +1387,13 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
     for (int q = 0; q < cs; q++) t0 = h[4 * nb + q] < t0 ? h[4 * nb + q] : t0;
     fprintf(stderr, "[trsv cluster] n=%d nb=%d cs=%d ob=%d rs=%d smem=%zu; us from the first CTA's start: CTA starts", n, nb, cs, ob, rs, l.cfg.dynamicSmemBytes);
     for (int q = 0; q < cs; q++) fprintf(stderr, " %.2f", (h[4 * nb + q] - t0) * 1e-3);
-    fprintf(stderr, "\n[trsv cluster] per block row I: P ready / z ready / x_{I-1} here / x_I formed\n");
+    fprintf(stderr, "; past the cluster barrier");
+    for (int q = 0; q < cs; q++) fprintf(stderr, " %.2f", (h[5 * nb + CS_MAX + q] - t0) * 1e-3);
+    fprintf(stderr, "\n[trsv cluster] per block row I: diagonal tile here (no plan) / P ready / z ready / x_{I-1} here / x_I formed\n");
+    const size_t td = 4 * (size_t)nb + CS_MAX;
     for (int I = 0; I < nb; I++)
-      fprintf(stderr, "  %3d: %8.2f %8.2f %8.2f %8.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, I ? (h[4 * I + 2] - t0) * 1e-3 : 0.0,
-              (h[4 * I + 3] - t0) * 1e-3);
+      fprintf(stderr, "  %3d: %8.2f %8.2f %8.2f %8.2f %8.2f\n", I, h[td + I] ? (h[td + I] - t0) * 1e-3 : 0.0, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3,
+              I ? (h[4 * I + 2] - t0) * 1e-3 : 0.0, (h[4 * I + 3] - t0) * 1e-3);
   }
   return sg_dev_report_fetch(ctx, rep, [](sg_report *r, int cls, long long, long long row, double value) { return sg_trsv_report_fail(r, cls, -1, row, value); });
 }

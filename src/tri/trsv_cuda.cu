@@ -504,7 +504,7 @@ __device__ void chain_producer(const OneArgs<T> &a, const CUtensorMap *map, T *S
           box(pI, pJ, r0, c0);
 #pragma unroll
           for (int k = 0; k < NB1 / E; k++)
-            asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"((unsigned long long)map), "r"(r0 + k * E), "r"(c0) : "memory");
+            tma_prefetch_2d(map, r0 + k * E, c0);
         } else if (pI < dready)
           asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a.dinv + (size_t)pI * TILE1), "r"(PD_ITEM * (unsigned)sizeof(T)) : "memory");
       }

@@ -103,6 +103,14 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, i
                : "memory");
 }
 
+// An L2 prefetch of the same box by the copy engine (no shared memory, no barrier). L2 is the
+// point of coherence of global memory, so this may precede a programmatic launch's
+// griddepcontrol.wait even where the kernel before writes the box: it only warms L2.
+__device__ __forceinline__ void tma_prefetch_2d(const CUtensorMap *map, int row, int col)
+{
+  asm volatile("cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"((unsigned long long)map), "r"(row), "r"(col) : "memory");
+}
+
 // Barrier over the NT threads that run the kernels' jobs (named barrier 1; the same as
 // __syncthreads when NT is the block size). The one-system kernel adds a copy warp that feeds the
 // chain and stays outside it.
