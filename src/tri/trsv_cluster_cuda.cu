@@ -125,7 +125,8 @@ __device__ __forceinline__ unsigned long long gtime()
 
 // shared memory carve-up (bytes), the same in every CTA (remote addresses are local ones mapped)
 //   barriers: xbar[nb] (x_J has arrived), rdyA[ob] (Dinv), rdyB[ob] (r), ctb[ob] (tile (I, I-1)), sb[ob * rs] (ring slots
-//   filled), eb[ob * rs] (ring slots read: producer_warp), with a plan wbar[ob] (w_k has arrived: paired plan)
+//   filled), eb[ob * rs] (ring slots read: producer_warp), with a plan wbar[ob] (w_k has arrived: paired plan),
+//   in their place for a plain solve with look-ahead 2 qbar[ob] (tile (I, I-2) has landed in slot cq)
 struct ClLayout {
   size_t xs, dv, ct, cq, rv, wv, ring, total;
 };
