@@ -79,10 +79,8 @@ template <class T> struct ClArgs {
   const T       *pqg;        // ... and Q_I = Dinv_I M(I, I-2) (look-ahead 2: the update warps stop at I-3), else NULL
   bool           pdl;        // one-cluster kernel: launched with programmatic stream serialization (a plan's solve, trsv_cluster_solve)
   bool           prod;       // one-cluster kernel with a plan: the idle helper warps issue the update warps' tile copies (producer_warp)
-  bool           trot;       // one-cluster kernel, op = T: update warps with lane = row (tile_regs_rot), else lane = column + reduce-scatter
   int            pf;         // plain solve launched programmatically: each update warp warms L2 with its row's diagonal tile, M(I, I-1) and b before the wait (2: and its first ring tiles)
   bool           bpre;       // plain solve: the update warp loads b before its diagonal work (not after it)
-  bool           la2p;       // plain solve with look-ahead 2: Q_I = Dinv_I M(I, I-2) formed at start-up (pass 2, its own tile slot cq)
   const T       *phg, *pgg;  // one-cluster kernel with a paired plan (pqg too): H_o, G_o of the odd block rows (trsv_pair_kernel), else NULL
   // Index in A (row of x and b) of row i of M. The block grid is aligned to A's, so every tile is
   // a 32 x 32 box of A at multiples of 32, and the partial block is the last one of A (the first
@@ -90,7 +88,8 @@ template <class T> struct ClArgs {
   __device__ __forceinline__ int  aidx(int i) const { return rev ? nb * CB - 1 - i : i; }
   // one-cluster kernel: block row I's update warp sums the tile columns J <= I - 1 - la(I) (paired
   // plan: the odd rows stop a tile earlier, their tiles I-3 .. I-1 are in G_I, H_I and w_I)
-  __device__ __forceinline__ int  la(int I) const { return pqg ? (phg && (I & 1) ? 3 : 2) : la2p ? 2 : 1; }
+  // (LA2: the kernel instance of a plain solve with look-ahead 2)
+  template <bool LA2> __device__ __forceinline__ int la(int I) const { return pqg ? (phg && (I & 1) ? 3 : 2) : LA2 ? 2 : 1; }
   // paired plan: even block row I hands w_{I+1} = P_{I+1} z_I to block row I+1 (its last ring item is P_{I+1})
   __device__ __forceinline__ bool sends_w(int I) const { return phg && !(I & 1) && I + 1 < nb; }
   // one-cluster kernel with a plan: index of wbar[0] among the barriers (cl_layout); a plain solve
@@ -257,7 +256,7 @@ template <class T, bool TR> __device__ __forceinline__ T tile_sum(T (&acc)[CB], 
   if (TR) return reduce_scatter(acc, lane);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
-// op = T with lane = row (a.trot): tv[q] = M(lane, c) for c = (q + lane) mod 32, then the op = N
+// op = T with lane = row (kernel instance ROT): tv[q] = M(lane, c) for c = (q + lane) mod 32, then the op = N
 // form of tile_fma / tile_sum with x_J read in the same rotated order, so that the tile (rows of M contiguous: TR's box) and x_J are both read conflict-free and the row
 // sums need no reduce-scatter at the end. It shortens the update warp's hand-over of z_I but costs
 // address arithmetic per element: measured on the H100 (same lease, two rounds, LT / UT speedup over
@@ -366,24 +365,24 @@ __device__ __forceinline__ void diag_passes(const ClArgs<T> &a, unsigned char *s
 }
 
 // The update warp of owned block row k (I = rank + CS k): its first tensor copies (lane 0) ...
-template <class T, bool TR, bool RV> __device__ __forceinline__ void update_issue(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
+template <class T, bool TR, bool RV, bool LA2> __device__ __forceinline__ void update_issue(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
 {
-  const int           rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
+  const int           rs = a.rs, ntile = I > a.template la<LA2>(I) ? I - a.template la<LA2>(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *ctb = (unsigned long long *)smem + a.nb + 2 * a.ob, *sb = ctb + a.ob + k * rs;
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB, *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
   tile_copy(a, map, ring, I, I, sb);
   if (I > 0 && !a.ppg) tile_copy(a, map, ct, I, I - 1, ctb + k);  // (with a plan, P_I comes from it)
-  if (I > 1 && a.la2p) tile_copy(a, map, (T *)(smem + L.cq) + (size_t)k * CB * CB, I, I - 2, (unsigned long long *)smem + a.wbar0() + k);
+  if (I > 1 && LA2) tile_copy(a, map, (T *)(smem + L.cq) + (size_t)k * CB * CB, I, I - 2, (unsigned long long *)smem + a.wbar0() + k);
   const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
   for (int t = 0; t < rs - 1 && t < nseq; t++) ring_item(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, ntile, sb + (t + 1) % rs);
 }
 // ... and, once the diagonal work is done, r_I and z_I
-template <class T, bool TR, bool RV>
+template <class T, bool TR, bool RV, bool ROT, bool LA2>
 __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I, int lane, bool produced,
                               bool bhave = false, T bpre = T(0))
 {
-  const int nb = a.nb, rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
+  const int nb = a.nb, rs = a.rs, ntile = I > a.template la<LA2>(I) ? I - a.template la<LA2>(I) : 0;  // tiles (I, 0) .. (I, I-1-la)
   unsigned long long *xbar = (unsigned long long *)smem, *rdyB = xbar + nb + a.ob, *ctb = rdyB + a.ob, *sb = ctb + a.ob + k * rs;
   unsigned long long *eb   = ctb + a.ob + a.ob * rs + k * rs;
   const T *xs   = (const T *)(smem + L.xs);
@@ -421,7 +420,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
     const T *tl = ring + (size_t)s * CB * CB;
     const T *xj = xs + (size_t)t * CB;
     T        tv[CB];
-    if (TR && a.trot) tile_regs_rot<T, RV>(tv, tl, lane);
+    if (TR && ROT) tile_regs_rot<T, RV>(tv, tl, lane);
     else tile_regs<T, TR, RV>(tv, tl, lane);
     __syncwarp();  // the slot is read: refill it with tile t + rs
     if (produced) {
@@ -431,14 +430,14 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
       ring_item(a, map, (T *)tl, I, t + rs, ntile, sb + s);
     }
     bar_wait_cluster(xbar + t);
-    if (TR && a.trot) tile_fma<T, false>(acc, tv, T(0), [&](int q) { return xj[(q + lane) & (CB - 1)]; });
+    if (TR && ROT) tile_fma<T, false>(acc, tv, T(0), [&](int q) { return xj[(q + lane) & (CB - 1)]; });
     else tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
     if (++s == rs) {
       s = 0;
       ph ^= 1;
     }
   }
-  const T sum = TR && a.trot ? tile_sum<T, false>(acc, lane) : tile_sum<T, TR>(acc, lane);
+  const T sum = TR && ROT ? tile_sum<T, false>(acc, lane) : tile_sum<T, TR>(acc, lane);
   rv[lane]    = apply_dinv(dr, bval - sum, rv, lane);  // z_I = Dinv_I r_I
   if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
   mbar_arrive(rdyB + k);
@@ -462,7 +461,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
 // a tensor copy. Only A is read (no wait for the kernel before: programmatic launch).
 template <class T> __device__ void producer_warp(const ClArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const ClLayout &L, int k, int I)
 {
-  const int           rs = a.rs, ntile = I > a.la(I) ? I - a.la(I) : 0;
+  const int           rs = a.rs, ntile = I > a.template la<false>(I) ? I - a.template la<false>(I) : 0;  // (a plan's solve)
   unsigned long long *sb = (unsigned long long *)smem + a.nb + 3 * a.ob + k * rs, *eb = sb + a.ob * rs;
   T                  *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
@@ -533,7 +532,7 @@ template <class T> __device__ __forceinline__ void broadcast(T x, int slot, int 
   }
 }
 
-template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<T> &a, unsigned char *smem, const ClLayout &L, unsigned rank, unsigned cs, int lane)
+template <class T, bool TR, bool RV, bool LA2> __device__ void critical_warp(const ClArgs<T> &a, unsigned char *smem, const ClLayout &L, unsigned rank, unsigned cs, int lane)
 {
   const int           nb   = a.nb;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + nb, *rdyB = rdyA + a.ob;
@@ -569,7 +568,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
 #pragma unroll
         for (int c = 0; c < CB; c++) t[c] = ct[pskew(lane, c)];
       }
-      if (I > 1 && a.la2p) {  // Q_I (look-ahead 2)
+      if (I > 1 && LA2) {  // Q_I (look-ahead 2)
         const T *cq = (const T *)(smem + L.cq) + (size_t)k * CB * CB;
 #pragma unroll
         for (int c = 0; c < CB; c++) q[c] = cq[pskew(lane, c)];
@@ -588,7 +587,7 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
       bar_wait_cluster(xbar + a.wbar0() + k);
       xv -= ((const T *)(smem + L.wv))[k * CB + lane];
     } else {
-      if ((a.pqg || a.la2p) && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
+      if ((a.pqg || LA2) && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a step before x_{I-1})
         bar_wait_cluster(xbar + I - 2);
         xv = chain_step(xv, q, xs + (size_t)(I - 2) * CB);
       }
@@ -616,17 +615,24 @@ template <class T, bool TR, bool RV> __device__ void critical_warp(const ClArgs<
 
 // A plain solve: does owned row k have a helper warp of its own for pass `pass` (1: P_I, 2: Q_I)? The
 // warps after the update warps help rows 0, 1, ... in turn (with look-ahead 2, P then Q of each).
-template <class T> __device__ __forceinline__ bool cl_helped(const ClArgs<T> &a, int k, int pass)
+template <bool LA2, class T> __device__ __forceinline__ bool cl_helped(const ClArgs<T> &a, int k, int pass)
 {
-  const int nw = (int)(blockDim.x / 32), h = a.la2p ? 2 * k + pass - 1 : pass == 1 ? k : nw;
+  const int nw = (int)(blockDim.x / 32), h = LA2 ? 2 * k + pass - 1 : pass == 1 ? k : nw;
   return 1 + a.ob + h < nw;
 }
 
-template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_warps<T>(), 1) trsv_cluster_kernel(const ClArgs<T> a, const __grid_constant__ CUtensorMap tmap)
+// Instances: ROT (op = T only) takes the update warps with lane = row (tile_regs_rot), LA2 a plain
+// solve with look-ahead 2 (where each CTA owns one block row). As runtime switches (ba56873, 216064d)
+// they cost the op = T instances that take neither 3-13 % at n = 1024-4096, planned solves included
+// (fp32 LT 4096 with a plan 49.3 -> 55.9 us); as instances of their own the others compile as before
+// (48.2-49.2 us). Against 76f8a8b's kernel (H100, same lease, bench/trsv/README.md, 2026-11-28): plain
+// n <= 512 3-18 % faster, plain op = N n = 1024-2048 still 1-5 % slower (cause not found: not the prefetch,
+// not b loaded early, not the reciprocal shuffles, not these switches), planned solves equal.
+template <class T, bool TR, bool RV, bool ROT, bool LA2> __global__ void __launch_bounds__(32 * cl_warps<T>(), 1) trsv_cluster_kernel(const ClArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned rank = cl_rank(), cs = cl_size();
-  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, a.pdg != nullptr, a.la2p);
+  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, a.pdg != nullptr, LA2);
   const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + a.nb;
   if (a.prof && threadIdx.x == 0) a.prof[4 * a.nb + rank] = gtime();
@@ -637,8 +643,8 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       if (lane == 0) {
         asm volatile("prefetch.tensormap [%0];\n" ::"l"((unsigned long long)&tmap) : "memory");
         int row, col;
-        const int ntile = I > a.la(I) ? I - a.la(I) : 0;
-        for (int J = I; J >= 0 && J >= I - (a.la2p ? 2 : 1); J--) {  // the diagonal tile, M(I, I-1) (and M(I, I-2)) first (the start-up's critical path) ...
+        const int ntile = I > a.template la<LA2>(I) ? I - a.template la<LA2>(I) : 0;
+        for (int J = I; J >= 0 && J >= I - (LA2 ? 2 : 1); J--) {  // the diagonal tile, M(I, I-1) (and M(I, I-2)) first (the start-up's critical path) ...
           a.box(I, J, row, col);
           tma_prefetch_2d(&tmap, row, col);
         }
@@ -655,10 +661,10 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       bar_init(xbar + J, 1);
       mbar_expect(xbar + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when the block's bytes have come
     }
-    for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 32 * (1 + cl_helped(a, k, 1) + cl_helped(a, k, 2)));  // the update warp's lanes and its helpers'
+    for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 32 * (1 + cl_helped<LA2>(a, k, 1) + cl_helped<LA2>(a, k, 2)));  // the update warp's lanes and its helpers'
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + a.ob + k, 32);                                         // rdyB: the update warp's lanes
     for (int k = 0; k < a.ob * (1 + 2 * a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each; eb: one arrival
-    if (a.la2p)  // plain solve, look-ahead 2: qbar, one expect each
+    if (LA2)  // plain solve, look-ahead 2: qbar, one expect each
       for (int k = 0; k < a.ob; k++) bar_init(xbar + a.wbar0() + k, 1);
     if (a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
       for (int k = 0; k < a.ob; k++) {
@@ -674,7 +680,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
   // (the launch and the barriers' set-up above still overlap the kernel before)
   if (a.pdl && !a.pdg) sg_pdl_wait();
   if (w == 0) {
-    critical_warp<T, TR, RV>(a, smem, L, rank, cs, lane);
+    critical_warp<T, TR, RV, LA2>(a, smem, L, rank, cs, lane);
     if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
       for (int J = 0; J < a.nb; J++) bar_wait_cluster(xbar + J);
     __syncwarp();
@@ -685,11 +691,11 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       if (I < a.nb) {
         const bool produced = k >= a.ob - np;
         if (!produced) {
-          if (lane == 0) update_issue<T, TR, RV>(a, &tmap, smem, L, k, I);
+          if (lane == 0) update_issue<T, TR, RV, LA2>(a, &tmap, smem, L, k, I);
           mbar_wait((unsigned long long *)smem + a.nb + 3 * a.ob + k * a.rs, 0);  // slot 0's first fill (the diagonal tile) has landed
         }
         if (a.prof && lane == 0) a.prof[4 * I] = gtime();
-        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, produced);
+        update_stream<T, TR, RV, ROT, LA2>(a, &tmap, smem, L, k, I, lane, produced);
       }
     } else {
       const int k = a.ob - 1 - (w - 1 - a.ob), I = (int)rank + (int)cs * k;
@@ -697,15 +703,15 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
     }
   } else {  // update warp (w <= ob) or helper warp of block row k: P_I (role 1), Q_I (role 2, look-ahead 2) beside the update warp's Dinv
     const bool upd = w <= a.ob;
-    const int  h = w - 1 - a.ob, role = upd ? 0 : a.la2p ? 1 + (h & 1) : 1;  // helpers: (row 0, P), (row 0, Q), (row 1, P), ...
-    const int  k = upd ? w - 1 : a.la2p ? h >> 1 : h, I = (int)rank + (int)cs * k;
+    const int  h = w - 1 - a.ob, role = upd ? 0 : LA2 ? 1 + (h & 1) : 1;  // helpers: (row 0, P), (row 0, Q), (row 1, P), ...
+    const int  k = upd ? w - 1 : LA2 ? h >> 1 : h, I = (int)rank + (int)cs * k;
     if (k < a.ob && I < a.nb) {
-      const bool helped = cl_helped(a, k, 1), helped2 = cl_helped(a, k, 2);
+      const bool helped = cl_helped<LA2>(a, k, 1), helped2 = cl_helped<LA2>(a, k, 2);
       // the passes of row I (0: Dinv, 1: P_I, 2: Q_I), each warp a contiguous range: the last
       // worker of the row takes the passes that have no warp of their own
-      const int  lastp = I == 0 ? 1 : I == 1 || !a.la2p ? 2 : 3;
+      const int  lastp = I == 0 ? 1 : I == 1 || !LA2 ? 2 : 3;
       const int  pl = std::min(lastp, role == 0 ? (helped ? 1 : lastp) : role == 1 ? (helped2 ? 2 : lastp) : lastp);
-      if (upd && lane == 0) update_issue<T, TR, RV>(a, &tmap, smem, L, k, I);
+      if (upd && lane == 0) update_issue<T, TR, RV, LA2>(a, &tmap, smem, L, k, I);
       // b before the diagonal work, so that its load overlaps it (A, B readable: no plan, the wait above)
       const bool bhave = upd && a.bpre && !a.pdg;
       const T    bpre  = bhave && a.real(I * CB + lane) ? a.B[a.aidx(I * CB + lane)] : T(0);
@@ -716,7 +722,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * cl_w
       mbar_arrive(rdyA + k);  // Dinv / P_I visible to the critical warp
       if (upd) {
         if (helped) mbar_wait(rdyA + k, 0);  // the helpers are done with slot 0 too
-        update_stream<T, TR, RV>(a, &tmap, smem, L, k, I, lane, false, bhave, bpre);
+        update_stream<T, TR, RV, ROT, LA2>(a, &tmap, smem, L, k, I, lane, false, bhave, bpre);
       }
     }
   }
@@ -1220,10 +1226,8 @@ template <class T> void cl_args_fill(ClArgs<T> &a, sg_ctx *ctx, const sg_trsv_pr
   a.pgg    = nullptr;
   a.pdl    = false;
   a.prod   = false;
-  a.trot   = false;
   a.pf     = 0;
   a.bpre   = false;
-  a.la2p   = false;
 }
 
 // The tiles' tensor map (32 x 32 boxes of A, no swizzle), kept for the next call on the same
@@ -1282,11 +1286,21 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   if (!pmap) return SG_OK;
   const CUtensorMap &tmap = *pmap;
   const bool rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
-  const int  var = 2 * trans + rev;
-  void (*const kerns[4])(const ClArgs<T>, const CUtensorMap) = {trsv_cluster_kernel<T, false, false>, trsv_cluster_kernel<T, false, true>,
-                                                                 trsv_cluster_kernel<T, true, false>, trsv_cluster_kernel<T, true, true>};
-  auto *const kern = kerns[var];
-  static int  cs_var[4] = {-1, -1, -1, -1};  // the largest cluster size this device runs with each instance (0: none)
+  // SG_TRSV_T_ROT=0 / 1: op = T update warps with lane = row never / also outside plain fp64 n <= 1024 (A/B)
+  static const int trot_env = env_int("SG_TRSV_T_ROT", -1, -1, 1);
+  const bool       trot     = trans && (trot_env < 0 ? sizeof(T) == 8 && !pre && n <= 1024 : trot_env == 1);
+  const int        var      = trot ? 4 + rev : 2 * trans + rev;
+  // the instances: [variant] without, [6 + variant] with look-ahead 2 for plain solves (chosen below)
+  void (*const kerns[12])(const ClArgs<T>, const CUtensorMap) = {
+    trsv_cluster_kernel<T, false, false, false, false>, trsv_cluster_kernel<T, false, true, false, false>,
+    trsv_cluster_kernel<T, true, false, false, false>,  trsv_cluster_kernel<T, true, true, false, false>,
+    trsv_cluster_kernel<T, true, false, true, false>,   trsv_cluster_kernel<T, true, true, true, false>,
+    trsv_cluster_kernel<T, false, false, false, true>,  trsv_cluster_kernel<T, false, true, false, true>,
+    trsv_cluster_kernel<T, true, false, false, true>,   trsv_cluster_kernel<T, true, true, false, true>,
+    trsv_cluster_kernel<T, true, false, true, true>,    trsv_cluster_kernel<T, true, true, true, true>};
+  auto       *kern      = kerns[var];
+  static int  cs_var[6] = {-1, -1, -1, -1, -1, -1};  // the largest cluster size this device runs with each variant (0: none)
+  static int  la2_ok[6] = {-1, -1, -1, -1, -1, -1};  // the look-ahead-2 instance's attributes set (1) or refused (0)
   int        &cs_max    = cs_var[var];
   sg_status   st;
   const int   optin = sg_cuda_smem_optin();
@@ -1320,6 +1334,15 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   static const int la2_env = env_int("SG_TRSV_CL_LA2", 1, 0, 2);
   const size_t per = (size_t)ob * (CB * CB * sizeof(T) + 16);
   bool         q2  = !pre && (la2_env == 2 || (la2_env == 1 && ob == 1)) && nb > 2 && cl_layout<T>(nb, ob, 0, pre, true).total + 3 * per + 128 <= (size_t)optin;
+  if (q2) {  // its own instance, with the same launch limits
+    if (la2_ok[var] < 0) {
+      la2_ok[var] = cudaFuncSetAttribute(kerns[6 + var], cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess &&
+                    cudaFuncSetAttribute(kerns[6 + var], cudaFuncAttributeMaxDynamicSharedMemorySize, optin) == cudaSuccess;
+      if (!la2_ok[var]) (void)cudaGetLastError();
+    }
+    q2 = la2_ok[var] == 1;
+    if (q2) kern = kerns[6 + var];
+  }
   const size_t fixed = cl_layout<T>(nb, ob, 0, pre, q2).total;
   if (fixed + 2 * per + 128 > (size_t)optin) return SG_OK;  // too large for one cluster's shared memory
   int rs = (int)(((size_t)optin - fixed - 128) / per);
@@ -1342,14 +1365,10 @@ template <class T> sg_status trsv_cluster_solve(sg_ctx *ctx, const sg_trsv_probl
   // 3.86 -> 5.25 / 4.33x (bench/trsv/README.md, 2026-11-28). SG_TRSV_PDL_NOPLAN=0: without (A/B).
   static const bool pdl_noplan_env = env_int("SG_TRSV_PDL_NOPLAN", 1, 0, 1) != 0;
   if (!pre) a.pdl = pdl_noplan_env;
-  // SG_TRSV_T_ROT=0 / 1: op = T update warps with lane = row never / also outside plain fp64 n <= 1024 (A/B)
-  static const int trot_env = env_int("SG_TRSV_T_ROT", -1, -1, 1);
-  a.trot = a.trans && (trot_env < 0 ? sizeof(T) == 8 && !pre && a.n <= 1024 : trot_env == 1);
   // SG_TRSV_CL_PF=0 / SG_TRSV_CL_BPRE=0: plain solves without the L2 prefetch before the wait / with b loaded after the diagonal work (A/B)
   static const int  pf_env = env_int("SG_TRSV_CL_PF", 1, 0, 2);
   static const bool bpre_env = env_int("SG_TRSV_CL_BPRE", 1, 0, 1) != 0;
   a.bpre = !pre && bpre_env;
-  a.la2p = q2;
   if (pre) {  // the plan's Dinv_I and P_I: no diagonal work (its pivots were checked)
     a.pdg = (const T *)hp->inv;
     a.ppg = a.pdg + (size_t)nb * CB * CB;
