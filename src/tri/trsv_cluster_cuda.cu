@@ -34,8 +34,8 @@
 // forms Q_I = Dinv_I M(I, I-2) beside Dinv_I and P_I (pass 2, slot cq).
 // Where a plain solve's start-up goes (SG_TRSV_PROFILE, fp64 n = 512 on an H200, us from the CTAs'
 // start, no programmatic launch): the barriers' set-up and the cluster barrier 1.4, the diagonal
-// tile 2.1, Dinv_0 3.9 (the 32-step substitution ~1.8 us, for fp32 too: neither its instruction
-// count nor an instruction-cache warm-up moved it much, bench/trsv/README.md), z_0 4.45, x_0 4.6.
+// tile 2.1, Dinv_0 3.9 (the 32-step substitution ~1.8 us, for fp32 too: bound by the shared-memory data
+// returned to the lanes, three passes at once 2-3x one, bench/trsv/README.md), z_0 4.45, x_0 4.6.
 // Deadlock-free: the CTAs of a cluster are co-resident (cluster launch); warps wait only for x
 // blocks of smaller rows and for their own CTA's update / helper warps. Every CTA stays until all
 // x blocks have landed in it (the other CTAs' st.async target its shared memory).
