@@ -587,7 +587,9 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
 // cp.async group (issue-bound: 65 instructions per step at n = 32, ncu); the lines as tensor
 // copies (cp.async.bulk into the slot, completing on an mbarrier: 2-3x more instructions, 29-54 %
 // of DRAM bandwidth at n = 32 / 128 fp64); 16-byte cp.async.cg pieces copied for the whole warp;
-// deeper rings; two systems per warp at n = 32..128. All slower.
+// deeper rings; two systems per warp at n = 32..128. All slower. So was a persistent CTA per SM
+// that staged WHOLE systems (3 x 68 KB at fp64 n = 128) for one solver warp (2026-11-28, at most 61 %
+// of copy against 77 %: one warp's 128-step substitution takes 6.3 us a system).
 // Shapes used (dispatch_batch): 4, 8 and 16 rows per lane. Lines per chunk and chunks in the
 // ring, measured on the H100 (% of copy, same lease):
 //  - 8 rows per lane, op = T n = 256 fp64: 71.7 / 75.1 / 76.5 / 75.5 / 62.2 % with 3 / 4 / 5 /
