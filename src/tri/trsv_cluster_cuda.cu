@@ -372,7 +372,7 @@ template <class T, bool TR, bool RV, bool LA2> __device__ __forceinline__ void u
   T                  *ct = (T *)(smem + L.ct) + (size_t)k * CB * CB, *ring = (T *)(smem + L.ring) + (size_t)k * rs * CB * CB;
   // slot 0: the diagonal tile until inverted; ring tile t in slot (t + 1) % rs, the ((t + 1) / rs)-th fill of its slot
   tile_copy(a, map, ring, I, I, sb);
-  if (I > 0 && !a.ppg) tile_copy(a, map, ct, I, I - 1, ctb + k);  // (with a plan, P_I comes from it)
+  if (I > 0 && (LA2 || !a.ppg)) tile_copy(a, map, ct, I, I - 1, ctb + k);  // (with a plan, P_I comes from it)
   if (I > 1 && LA2) tile_copy(a, map, (T *)(smem + L.cq) + (size_t)k * CB * CB, I, I - 2, (unsigned long long *)smem + a.wbar0() + k);
   const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
   for (int t = 0; t < rs - 1 && t < nseq; t++) ring_item(a, map, ring + (size_t)((t + 1) % rs) * CB * CB, I, t, ntile, sb + (t + 1) % rs);
@@ -392,7 +392,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   const int row = I * CB + lane;
   if (a.pdl && !bhave) sg_pdl_wait();  // B may be the previous kernel's output
   const T bval = bhave ? bpre : a.real(row) ? a.B[a.aidx(row)] : T(0);
-  const int nseq = ntile + a.sends_w(I);  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
+  const int nseq = ntile + (!LA2 && a.sends_w(I));  // ring items: the tiles, then (paired plan, even rows) P_{I+1}
   if (!produced && lane == 0 && rs - 1 < nseq) {
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of slot 0 before the copy engine's writes
     ring_item(a, map, ring, I, rs - 1, ntile, sb);
@@ -400,7 +400,7 @@ __device__ void update_stream(const ClArgs<T> &a, const CUtensorMap *map, unsign
   // ---- r_I = b_I - sum_{J <= I-1-la} M(I, J) x_J; each tile is read into registers before its x_J
   // is waited for (the last one is on the critical path)
   T dr[CB];  // row `lane` of Dinv, for z_I
-  if (a.pdg) {
+  if (!LA2 && a.pdg) {
     const T *pd = a.pdg + (size_t)I * CB * CB + lane;
 #pragma unroll
     for (int c = 0; c < CB; c++) dr[c] = __ldg(pd + c * CB);
@@ -546,14 +546,14 @@ template <class T, bool TR, bool RV, bool LA2> __device__ void critical_warp(con
     const T *ct = (const T *)(smem + L.ct) + (size_t)k * CB * CB;
     // P_I = Dinv_I M(I, I-1): lane r takes row r
     T          t[CB], q[CB];
-    const bool odd = a.phg && (I & 1);  // paired plan, odd row: x_I = z_I - G_I x_{I-3} - H_I x_{I-2} - w_I
+    const bool odd = !LA2 && a.phg && (I & 1);  // paired plan, odd row: x_I = z_I - G_I x_{I-3} - H_I x_{I-2} - w_I
     if (odd) {  // H_I, G_I from the plan (I = 1: none)
       const T *ph = a.phg + (size_t)I * CB * CB + lane, *pg = a.pgg + (size_t)I * CB * CB + lane;
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = I > 2 ? __ldg(ph + c * CB) : T(0);
 #pragma unroll
       for (int c = 0; c < CB; c++) q[c] = I > 2 ? __ldg(pg + c * CB) : T(0);
-    } else if (a.ppg) {  // from the plan, before any wait
+    } else if (!LA2 && a.ppg) {  // from the plan, before any wait
       const T *pp = a.ppg + (size_t)I * CB * CB + lane;
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = I > 0 ? __ldg(pp + c * CB) : T(0);
@@ -622,7 +622,8 @@ template <bool LA2, class T> __device__ __forceinline__ bool cl_helped(const ClA
 }
 
 // Instances: ROT (op = T only) takes the update warps with lane = row (tile_regs_rot), LA2 a plain
-// solve with look-ahead 2 (where each CTA owns one block row). As runtime switches (ba56873, 216064d)
+// solve with look-ahead 2 (where each CTA owns one block row; never a plan's solve, so its instances
+// compile no plan path: every test of a plan pointer or of prod reads `!LA2 && ...`). As runtime switches (ba56873, 216064d)
 // they cost the op = T instances that take neither 3-13 % at n = 1024-4096, planned solves included
 // (fp32 LT 4096 with a plan 49.3 -> 55.9 us); as instances of their own the others compile as before
 // (48.2-49.2 us). Against 76f8a8b's kernel (H100, same lease, bench/trsv/README.md, 2026-11-28): plain
@@ -632,7 +633,7 @@ template <class T, bool TR, bool RV, bool ROT, bool LA2> __global__ void __launc
 {
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned rank = cl_rank(), cs = cl_size();
-  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, a.pdg != nullptr, LA2);
+  const ClLayout L = cl_layout<T>(a.nb, a.ob, a.rs, !LA2 && a.pdg != nullptr, LA2);
   const int      lane = threadIdx.x % 32, w = threadIdx.x / 32;
   unsigned long long *xbar = (unsigned long long *)smem, *rdyA = xbar + a.nb;
   if (a.prof && threadIdx.x == 0) a.prof[4 * a.nb + rank] = gtime();
@@ -666,7 +667,7 @@ template <class T, bool TR, bool RV, bool ROT, bool LA2> __global__ void __launc
     for (int k = 0; k < a.ob * (1 + 2 * a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each; eb: one arrival
     if (LA2)  // plain solve, look-ahead 2: qbar, one expect each
       for (int k = 0; k < a.ob; k++) bar_init(xbar + a.wbar0() + k, 1);
-    if (a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
+    if (!LA2 && a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
       for (int k = 0; k < a.ob; k++) {
         if (!(((int)rank + (int)cs * k) & 1)) continue;
         bar_init(xbar + a.wbar0() + k, 1);
@@ -678,13 +679,13 @@ template <class T, bool TR, bool RV, bool ROT, bool LA2> __global__ void __launc
   if (a.prof && threadIdx.x == 0) a.prof[5 * a.nb + CS_MAX + rank] = gtime();
   // without a plan A may be the previous kernel's output too: every thread waits before any read
   // (the launch and the barriers' set-up above still overlap the kernel before)
-  if (a.pdl && !a.pdg) sg_pdl_wait();
+  if (a.pdl && (LA2 || !a.pdg)) sg_pdl_wait();
   if (w == 0) {
     critical_warp<T, TR, RV, LA2>(a, smem, L, rank, cs, lane);
     if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
       for (int J = 0; J < a.nb; J++) bar_wait_cluster(xbar + J);
     __syncwarp();
-  } else if (a.prod) {  // a plan's solve: update warps, and helper warps as producers of the last rows' update warps
+  } else if (!LA2 && a.prod) {  // a plan's solve: update warps, and helper warps as producers of the last rows' update warps
     const int nw = (int)(blockDim.x / 32), np = nw - 1 - a.ob;  // producers
     if (w <= a.ob) {
       const int k = w - 1, I = (int)rank + (int)cs * k;
@@ -713,9 +714,9 @@ template <class T, bool TR, bool RV, bool ROT, bool LA2> __global__ void __launc
       const int  pl = std::min(lastp, role == 0 ? (helped ? 1 : lastp) : role == 1 ? (helped2 ? 2 : lastp) : lastp);
       if (upd && lane == 0) update_issue<T, TR, RV, LA2>(a, &tmap, smem, L, k, I);
       // b before the diagonal work, so that its load overlaps it (A, B readable: no plan, the wait above)
-      const bool bhave = upd && a.bpre && !a.pdg;
+      const bool bhave = upd && a.bpre && (LA2 || !a.pdg);
       const T    bpre  = bhave && a.real(I * CB + lane) ? a.B[a.aidx(I * CB + lane)] : T(0);
-      if (!a.pdg) diag_passes<T, TR, RV>(a, smem, L, k, I, role, pl > role ? pl : role, lane);
+      if (LA2 || !a.pdg) diag_passes<T, TR, RV>(a, smem, L, k, I, role, pl > role ? pl : role, lane);
       else if (upd) mbar_wait((unsigned long long *)smem + a.nb + 3 * a.ob + k * a.rs, 0);  // with a plan: slot 0's first fill (the diagonal tile) has landed
       __syncwarp();
       if (upd && a.prof && lane == 0) a.prof[4 * I] = gtime();
