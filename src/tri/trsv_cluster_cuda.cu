@@ -1476,7 +1476,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 0, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
-  static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 480, 100, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
+  static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 0, 0, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
@@ -1496,7 +1496,15 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
   // order 2's lead (SG_TRSV_HYB_SIM_LEAD): 192 block rows; fp32 256 (same runs: 256 against 192 +0.3-0.8 points at
   // fp32 n = 32768; in fp64 neutral to -0.4 at 16384 .. 32768)
-  const int lead = lead_env >= 0 ? lead_env : (f32 ? 256 : 192);
+  // fp32 below n = 24576: the model's chain step 320 ns (the chain's measured step while the HBM is lightly
+  // loaded, ~0.32 us at fp32 n = 16384), so that order 2 starts at n ~ 15000, and a lead of 128 block rows below
+  // n = 20480. Measured on an H100 (same lease, two rounds, bench/trsv/README.md, nineteenth session), us per call,
+  // plan / no plan, LN / UT: fp32 16384 255.8 / 252.3-253.2, 273.3 / 268.0 -> 244.4-244.7 / 247.8-248.0, 259.8 /
+  // 264.7; fp32 20480 (lead 256) 382.5-383.0 / 366.2-367.2, 399.4-399.9 / 389.4-390.1 -> 363.1-364.2 / 352.6-352.9,
+  // 373.5-373.7 / 370.9-372.7; fp32 14336 stays on order 0 (order 2 there: 3-5 % slower); at 24576 / 32768 the
+  // step 320 is within +1 / -0.5 % of 480, which stays there.
+  const int lead    = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
+  const int step_ns = step_env ? step_env : (f32 && n < 24576 ? 320 : 480);
   // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
   // bench/trsv/README.md, eleventh session; same lease, µs per call):
   //  - plans: 2 for fp32 below n = 24576 (LN / UT n = 8192 118.3 / 132.8 -> 109.6 / 114.2, 16384 263.2 /
@@ -1512,10 +1520,12 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
-  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 22500), else 0 (by
-  // rows). The model: the helper warps, their tile time when all stream at ~90 % of the HBM's peak
-  // (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns,
-  // and chunks at most SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (192). Measured on an H100,
+  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 15000 with the model step
+  // of 320 ns, ~22500 with 480), else 0 (by rows). The model: the helper warps, their tile time when all
+  // stream at ~90 % of the HBM's peak (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain
+  // step of SG_TRSV_HYB_SIM_STEP ns (above: 480, fp32 below n = 24576 320), and chunks at most
+  // SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (above). The first measurements (with the step of
+  // 480 ns everywhere; the fp32 16384 loss below was with it, and the step of 320 turned it into a gain): on an H100,
   // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
   // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
   // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
@@ -1530,7 +1540,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     }
     return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
   }();
-  const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_env * 1e-3;
+  const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_ns * 1e-3;
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
   const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
@@ -1605,7 +1615,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   md.lead    = lead;
   unsigned long long h = 1469598103934665603ull;  // (FNV-1a over the table's parameters; bit 62 marks this kernel's tables)
   for (long long v : {(long long)nb, (long long)W, (long long)CT, (long long)E, (long long)PD, (long long)order, (long long)pre, (long long)md.helpers,
-                      (long long)(md.tile_us * 1e6), (long long)step_env, (long long)lead, (long long)sizeof(T)})
+                      (long long)(md.tile_us * 1e6), (long long)step_ns, (long long)lead, (long long)sizeof(T)})
     h = (h ^ (unsigned long long)v) * 1099511628211ull;
   const long long key = (long long)((h & ((1ull << 62) - 1)) | (1ull << 62));
   if (key != ctx->trsv_table_key) {

@@ -765,8 +765,8 @@ static void job_tables(bool quick)
                           {5, 4, 2, 1, 64},     {37, 4, 2, 1, 64},     {131, 4, 2, 1, 3},    {97, 10, 3, 2, 7}, {64, 32, 16, 4, 64}};
   const double tiles[] = {0.02, 0.655, 1.31, 50.0};
   const int    helpers[] = {1, 7, 480, 5000};
-  const double steps[] = {0.1, 0.48, 10.0};
-  const int    leads[] = {0, 1, 5, 64};
+  const double steps[] = {0.1, 0.32, 0.48, 10.0};  // (0.32, 0.48: the defaults' models)
+  const int    leads[] = {0, 1, 5, 64, 128, 256};
   int          differ = 0, big = 0;
   for (const Shape &sh : shapes)
     for (int pre = 0; pre < 2; pre++) {
