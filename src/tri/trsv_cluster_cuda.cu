@@ -1501,8 +1501,9 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // n = 20480. Measured on an H100 (same lease, two rounds, bench/trsv/README.md, nineteenth session), us per call,
   // plan / no plan, LN / UT: fp32 16384 255.8 / 252.3-253.2, 273.3 / 268.0 -> 244.4-244.7 / 247.8-248.0, 259.8 /
   // 264.7; fp32 20480 (lead 256) 382.5-383.0 / 366.2-367.2, 399.4-399.9 / 389.4-390.1 -> 363.1-364.2 / 352.6-352.9,
-  // 373.5-373.7 / 370.9-372.7; fp32 14336 stays on order 0 (order 2 there: 3-5 % slower); at 24576 / 32768 the
-  // step 320 is within +1 / -0.5 % of 480, which stays there.
+  // 373.5-373.7 / 370.9-372.7, fp32 18432 every variant 4-6 % faster; fp32 15360 (ratio 1.02) and 14336 stay on
+  // order 0 (order 2 there: op = T 3.5-5 % slower); at 24576 / 32768 the step 320 is within +1 / -0.5 % of 480,
+  // which stays there.
   const int lead    = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
   const int step_ns = step_env ? step_env : (f32 && n < 24576 ? 320 : 480);
   // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
@@ -1520,8 +1521,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
-  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 from n ~ 15000 with the model step
-  // of 320 ns, ~22500 with 480), else 0 (by rows). The model: the helper warps, their tile time when all
+  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 (where it exceeds them by 5 %) from
+  // n ~ 15800 with the model step of 320 ns), else 0 (by rows). The model: the helper warps, their tile time when all
   // stream at ~90 % of the HBM's peak (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain
   // step of SG_TRSV_HYB_SIM_STEP ns (above: 480, fp32 below n = 24576 320), and chunks at most
   // SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (above). The first measurements (with the step of
@@ -1542,7 +1543,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }();
   const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_ns * 1e-3;
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
-  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.0 : 1.35) ? 2 : 0;
+  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
   const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
