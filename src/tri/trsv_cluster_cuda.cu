@@ -179,13 +179,6 @@ __device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar)
                  smem_u32(bar))
                : "memory");
 }
-// wait for the phase of parity `par` of a barrier completed by other CTAs' st.async (cluster-scope acquire)
-__device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar, unsigned par)
-{
-  asm volatile("{\n .reg .pred p;\n W_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n @!p bra W_%=;\n}\n" ::"r"(
-                 smem_u32(bar)), "r"(par)
-               : "memory");
-}
 // Reduce-scatter of a[0..31] over the warp: lane l returns sum over lanes of a[l]. Level W: the
 // lanes with bit W keep the upper half of their 2W values and send the lower one (compile-time
 // indices only, so the array stays in registers).
@@ -817,16 +810,14 @@ template <class T> struct HyArgs : ClArgs<T> {
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
-// shared memory of a chain CTA: barriers xbar[xr] (one per x window slot: x_J lands in slot J % xr, phase
-// J / xr), rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
+// shared memory of a chain CTA: barriers xbar[nb], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
 struct HyChainLayout {
   size_t xs, ps, zs, rv, ring, total;
 };
 template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nb, int U, int rs, int xr, int la)
 {
   HyChainLayout L;
-  (void)nb;
-  L.xs    = ((size_t)(xr + 2 * U + U * rs) * 8 + 127) / 128 * 128;
+  L.xs    = ((size_t)(nb + 2 * U + U * rs) * 8 + 127) / 128 * 128;
   L.ps    = L.xs + (size_t)xr * CB * sizeof(T);
   L.zs    = L.ps + (size_t)la * U * CB * CB * sizeof(T);  // P slots, then (la = 2) Q slots
   L.rv    = L.zs + (size_t)U * CB * sizeof(T);
@@ -840,20 +831,20 @@ template <class T> __host__ __device__ inline size_t hy_helper_bytes(int hw, int
 
 template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int lane)
 {
-  const int           nb = a.nb, U = a.U, xr = a.xr;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + xr, *fre = rdy + U;
+  const int           nb = a.nb, U = a.U;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U;
   const T            *xs = (const T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
   const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
+  const int           xr = a.xr;
   int      q = 0;   // k % U (no division)
   unsigned qp = 0;  // (k / U) & 1
-  unsigned pI = 0;  // (I / xr) & 1 (rank < cs < xr)
-  for (int k = 0, sI = (int)rank;; k++) {  // sI = I % xr, no division
+  for (int k = 0, sI = (int)rank;; k++, sI = sI + (int)cs >= xr ? sI + (int)cs - xr : sI + (int)cs) {  // sI = I % xr (cs < xr), no division
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
-    auto xin = [&](int d) -> const T * {  // x_{I-d} (d = 1, 2) once it has landed here (slot and phase parity)
-      const int sj = sI - d;
-      bar_wait_cluster(xbar + (sj < 0 ? sj + xr : sj), sj < 0 ? pI ^ 1u : pI);
+    auto xin = [&](int J) -> const T * {  // x_J (J = I-1 or I-2) once it has landed here
+      bar_wait_cluster(xbar + J);
+      const int sj = sI - (I - J);
       return xs + (size_t)(sj < 0 ? sj + xr : sj) * CB;
     };
     if (k > 0 && ++q == U) {
@@ -867,49 +858,23 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     if (a.la == 2 && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a period before x_{I-1})
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[(U + q) * CB * CB + pskew(lane, c)];
-      xv = chain_step(xv, t, xin(2));
+      xv = chain_step(xv, t, xin(I - 2));
     }
     if (I > 0) {
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[q * CB * CB + pskew(lane, c)];
     }
     mbar_arrive(fre + q);  // P_I, Q_I and z_I taken: the slot is free
-    if (I > 0) xv = chain_step(xv, t, xin(1));
+    if (I > 0) xv = chain_step(xv, t, xin(I - 1));
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, sI, sI, bm, lane);  // (into slot sI, counted on its barrier)
+    broadcast(xv, sI, I, bm, lane);
     ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
-    }
-    if (sI + (int)cs >= xr) {
-      sI += (int)cs - xr;
-      pI ^= 1u;
-    } else {
-      sI += (int)cs;
-    }
-  }
-}
-
-// The x window barriers of a chain CTA (lane 0 of its last warp): in block row order, once x_J has
-// landed in slot J % xr (phase J / xr complete), the slot's next phase is armed for x_{J+xr}: its
-// arrival and its bytes (those may come first: the phase completes when both have). Every reader of
-// x_J is done before x_{J+xr} is formed (see above), so no reader can see the slot two phases on.
-// Returns once every x block has landed here (the other CTAs' st.async target this CTA).
-template <class T> __device__ void hy_xbar_warp(const HyArgs<T> &a, unsigned char *smem)
-{
-  unsigned long long *xbar = (unsigned long long *)smem;
-  const int           xr   = a.xr;
-  unsigned            p    = 0;
-  for (int J = 0, s = 0; J < a.nb; J++) {
-    bar_wait_cluster(xbar + s, p);
-    if (J + xr < a.nb) mbar_expect(xbar + s, CB * (unsigned)sizeof(T));
-    if (++s == xr) {
-      s = 0;
-      p ^= 1u;
     }
   }
 }
@@ -919,7 +884,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
 {
   using R                 = typename LLw<T>::raw;
   const int           nb = a.nb, U = a.U, rs = a.rs;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + a.xr, *fre = rdy + U, *sb = fre + U + u * rs;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U, *sb = fre + U + u * rs;
   const T            *xs   = (const T *)(smem + L.xs);
   T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
@@ -957,8 +922,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     const R *sp = a.sll + (size_t)I * CB + lane;
     R        sv = {};
     unsigned s = g % (unsigned)rs, ph = (g / (unsigned)rs) & 1;  // slot and fill parity of ring tile g + t (no division per tile)
-    unsigned pj = (unsigned)(j0 / a.xr) & 1u;  // phase parity of x_{j0 + t} in its slot
-    for (int t = 0, sj = j0 % a.xr; t < nt; t++) {  // sj = (j0 + t) % xr
+    for (int t = 0, sj = j0 % a.xr; t < nt; t++, sj = sj + 1 == a.xr ? 0 : sj + 1) {  // sj = (j0 + t) % xr
       if (t == nt - 1 && I >= a.W) sv = ll_ld(sp);  // the helpers' sum, probed before the last x arrives
       mbar_wait(sb + s, ph);
       const T *tl = ring + (size_t)s * CB * CB;
@@ -969,16 +933,13 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         tile_copy(a, map, (T *)tl, I, j0 + t + rs, sb + s);
       }
-      bar_wait_cluster(xbar + sj, pj);
+      const int J = j0 + t;
+      bar_wait_cluster(xbar + J);
       const T *xj = xs + (size_t)sj * CB;
       tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
       if (++s == (unsigned)rs) {
         s = 0;
         ph ^= 1;
-      }
-      if (++sj == a.xr) {
-        sj = 0;
-        pj ^= 1u;
       }
     }
     if (a.prof && lane == 0) a.prof[4 * I] = gtime();  // (after the last window x has come)
@@ -1186,14 +1147,17 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
     // every barrier by thread 0 (barriers initialised by several threads draw racecheck hazard
-    // warnings; ~1 us per 256 block rows)
+    // warnings, and 32 lanes were slower: 17 against 12.5 us at nb = 512). Measured on an H100
+    // (SG_TRSV_PROFILE's start-up stamps, bench/trsv/README.md, nineteenth session): ~24 ns per block row,
+    // 12.5 us of fp32 n = 16384's ~245 us; barriers per x window slot (branch next/trsv-slot-barriers)
+    // would remove it
     if (threadIdx.x == 0) {
-      for (int s = 0; s < a.xr; s++) {  // (one per window slot: a barrier per block row took ~24 ns each to set up, 12.5 us at nb = 512)
-        bar_init(bars + s, 1);
-        mbar_expect(bars + s, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_s's bytes have come
+      for (int J = 0; J < a.nb; J++) {
+        bar_init(bars + J, 1);
+        mbar_expect(bars + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when x_J's bytes have come
       }
-      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.xr + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
-      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.xr + 2 * a.U + k, 1);
+      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nb + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
+      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nb + 2 * a.U + k, 1);
       if (a.prof && rank == 0) a.prof[5 * a.nb + 2] = gtime();  // (start-up: barriers set up)
     }
   } else if (threadIdx.x == 0) {
@@ -1205,11 +1169,11 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[5 * a.nb + 3] = gtime();  // (start-up: the cluster barrier passed)
     if (w == 0) {
       hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
+      if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
+        for (int J = 0; J < a.nb; J++) bar_wait_cluster(bars + J);
+      __syncwarp();
     } else if (w <= a.U) {
       hy_update<T, TR, RV>(a, &tmap, smem, L, rank, cs, w - 1, lane);
-    } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
-      if (lane == 0) hy_xbar_warp<T>(a, smem);
-      __syncwarp();
     }
   } else if (w < a.hw) {
     hy_helper<T, TR, RV>(a, &tmap, smem, w, lane);
@@ -1515,7 +1479,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int        minn = hp && !hp->filled ? 1 : minn_env ? minn_env : (f32 ? 4097 : 2049);  // (a plan is filled at every order)
   const int        maxn = maxn_env ? maxn_env : 1 << 30;
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 0, 0, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
-  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 0, 0, HY_WARPS - 2);  // (the last warp of a chain CTA keeps its x barriers)
+  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 0, 0, HY_WARPS - 1);
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 0, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
