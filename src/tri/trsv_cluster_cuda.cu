@@ -900,7 +900,10 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     }
     const int row  = I * CB + lane;
     const T   bval = a.real(row) ? a.B[a.aidx(row)] : T(0);
-    if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 5] = gtime() + (unsigned long long)(bval != bval);  // (start-up: b_0 loaded)
+    // (start-up: row 0's update warp has issued b_0's load. The stamp is written once b_0 has come, but
+    // the timer may be read before: an upper bound of the warp's start. Kept in this form: the device runs
+    // measured this kernel's code with it, and a plain stamp changes the fp64 op = T instances' registers.)
+    if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 5] = gtime() + (unsigned long long)(bval != bval);
     if (lane == 0 && !a.pre)
       while (ld_acquire(a.dflag() + I) != a.epoch) __nanosleep(64);  // Dinv_I, P_I (and Q_I) published
     __syncwarp();
@@ -1692,7 +1695,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
     auto us = [&](size_t i) { return h[i] ? (h[i] - t0) * 1e-3 : -1.0; };
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, b_0 loaded %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
             n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
