@@ -179,6 +179,21 @@ __device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar)
                  smem_u32(bar))
                : "memory");
 }
+// wait for the phase of parity `par` of a barrier completed by other CTAs' st.async (cluster-scope acquire)
+__device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar, unsigned par)
+{
+  asm volatile("{\n .reg .pred p;\n W_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n @!p bra W_%=;\n}\n" ::"r"(
+                 smem_u32(bar)), "r"(par)
+               : "memory");
+}
+// a CTA's count of x blocks landed in it, in order (hy_xbar_warp): x_0 .. x_{v-1}
+__device__ __forceinline__ int  landed_ld(const unsigned *p)
+{
+  unsigned v;
+  asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
+  return (int)v;
+}
+__device__ __forceinline__ void landed_st(unsigned *p, int v) { asm volatile("st.release.cta.shared::cta.u32 [%0], %1;\n" ::"r"(smem_u32(p)), "r"((unsigned)v) : "memory"); }
 // Reduce-scatter of a[0..31] over the warp: lane l returns sum over lanes of a[l]. Level W: the
 // lanes with bit W keep the upper half of their 2W values and send the lower one (compile-time
 // indices only, so the array stays in registers).
@@ -810,14 +825,16 @@ template <class T> struct HyArgs : ClArgs<T> {
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
-// shared memory of a chain CTA: barriers xbar[nb], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
+// shared memory of a chain CTA: barriers xbar[xr] (one per x window slot: x_J lands in slot J % xr, phase
+// J / xr), rdy[U], fre[U], sb[U * rs], the count of x blocks landed | x window | P slots | z | scratch | rings
 struct HyChainLayout {
   size_t xs, ps, zs, rv, ring, total;
 };
 template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nb, int U, int rs, int xr, int la)
 {
   HyChainLayout L;
-  L.xs    = ((size_t)(nb + 2 * U + U * rs) * 8 + 127) / 128 * 128;
+  (void)nb;
+  L.xs    = ((size_t)(xr + 2 * U + U * rs + 1) * 8 + 127) / 128 * 128;
   L.ps    = L.xs + (size_t)xr * CB * sizeof(T);
   L.zs    = L.ps + (size_t)la * U * CB * CB * sizeof(T);  // P slots, then (la = 2) Q slots
   L.rv    = L.zs + (size_t)U * CB * sizeof(T);
@@ -831,26 +848,28 @@ template <class T> __host__ __device__ inline size_t hy_helper_bytes(int hw, int
 
 template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int lane)
 {
-  const int           nb = a.nb, U = a.U;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U;
+  const int           nb = a.nb, U = a.U, xr = a.xr;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + xr, *fre = rdy + U;
+  const unsigned     *landed = (const unsigned *)(fre + U + U * a.rs);
   const T            *xs = (const T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
   const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
-  const int           xr = a.xr;
   int      q = 0;   // k % U (no division)
   unsigned qp = 0;  // (k / U) & 1
-  for (int k = 0, sI = (int)rank;; k++, sI = sI + (int)cs >= xr ? sI + (int)cs - xr : sI + (int)cs) {  // sI = I % xr (cs < xr), no division
+  unsigned pI = 0;  // (I / xr) & 1 (rank < cs < xr)
+  for (int k = 0, sI = (int)rank;; k++) {  // sI = I % xr, no division
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
-    auto xin = [&](int J) -> const T * {  // x_J (J = I-1 or I-2) once it has landed here
-      bar_wait_cluster(xbar + J);
-      const int sj = sI - (I - J);
+    auto xin = [&](int d) -> const T * {  // x_{I-d} (d = 1, 2) once it has landed here (slot and phase parity)
+      const int sj = sI - d;
+      bar_wait_cluster(xbar + (sj < 0 ? sj + xr : sj), sj < 0 ? pI ^ 1u : pI);
       return xs + (size_t)(sj < 0 ? sj + xr : sj) * CB;
     };
     if (k > 0 && ++q == U) {
       q = 0;
       qp ^= 1;
     }
+    while (landed_ld(landed) < I - xr) {}  // x_{I-1-xr} has landed: the slots of x_{I-1}, x_{I-2} are in their phase (hy_xbar_warp)
     mbar_wait(rdy + q, qp);
     if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: z_0 taken)
     T xv = ((const T *)(smem + L.zs))[q * CB + lane];
@@ -858,23 +877,55 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     if (a.la == 2 && I > 1) {  // z_I - Q_I x_{I-2} as soon as x_{I-2} is here (a period before x_{I-1})
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[(U + q) * CB * CB + pskew(lane, c)];
-      xv = chain_step(xv, t, xin(I - 2));
+      xv = chain_step(xv, t, xin(2));
     }
     if (I > 0) {
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = ((const T *)(smem + L.ps))[q * CB * CB + pskew(lane, c)];
     }
     mbar_arrive(fre + q);  // P_I, Q_I and z_I taken: the slot is free
-    if (I > 0) xv = chain_step(xv, t, xin(I - 1));
+    if (I > 0) xv = chain_step(xv, t, xin(1));
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, sI, I, bm, lane);
+    broadcast(xv, sI, sI, bm, lane);  // (into slot sI, counted on its barrier)
     ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
+    }
+    if (sI + (int)cs >= xr) {
+      sI += (int)cs - xr;
+      pI ^= 1u;
+    } else {
+      sI += (int)cs;
+    }
+  }
+}
+
+// The x window barriers of a chain CTA (lane 0 of its last warp): in block row order, once x_J has
+// landed in slot J % xr (phase J / xr complete), it counts x_0 .. x_J as landed and arms the slot's
+// next phase for x_{J+xr}: its arrival and its bytes (those may come first: the phase completes when
+// both have). A parity wait cannot tell phase P from P - 2 (nor P + 1 from P - 1), so a warp waits for
+// x_J's phase only once the count says x_{J-xr} has landed: the slot is then in phase P (or P + 1, x_J
+// landed), and it cannot be further on, as x_{J+xr} is formed only after every CTA has read x_J.
+// (75a67f2 had no count: an update warp whose row starts up to cs * U block rows ahead of the chain,
+// 64 with 16 CTAs and 4 update warps, read stale x at fp64 n = 4096 and fp32 n = 8192.)
+// Returns once every x block has landed here (the other CTAs' st.async target this CTA).
+template <class T> __device__ void hy_xbar_warp(const HyArgs<T> &a, unsigned char *smem)
+{
+  unsigned long long *xbar   = (unsigned long long *)smem;
+  const int           xr     = a.xr;
+  unsigned           *landed = (unsigned *)(xbar + xr + 2 * a.U + a.U * a.rs);
+  unsigned            p      = 0;
+  for (int J = 0, s = 0; J < a.nb; J++) {
+    bar_wait_cluster(xbar + s, p);  // (unambiguous: this warp armed the slot's phase for x_J itself)
+    landed_st(landed, J + 1);
+    if (J + xr < a.nb) mbar_expect(xbar + s, CB * (unsigned)sizeof(T));
+    if (++s == xr) {
+      s = 0;
+      p ^= 1u;
     }
   }
 }
@@ -884,7 +935,8 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
 {
   using R                 = typename LLw<T>::raw;
   const int           nb = a.nb, U = a.U, rs = a.rs;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nb, *fre = rdy + U, *sb = fre + U + u * rs;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + a.xr, *fre = rdy + U, *sb = fre + U + u * rs;
+  const unsigned     *landed = (const unsigned *)(fre + U + U * rs);
   const T            *xs   = (const T *)(smem + L.xs);
   T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
@@ -925,7 +977,8 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     const R *sp = a.sll + (size_t)I * CB + lane;
     R        sv = {};
     unsigned s = g % (unsigned)rs, ph = (g / (unsigned)rs) & 1;  // slot and fill parity of ring tile g + t (no division per tile)
-    for (int t = 0, sj = j0 % a.xr; t < nt; t++, sj = sj + 1 == a.xr ? 0 : sj + 1) {  // sj = (j0 + t) % xr
+    unsigned pj = (unsigned)(j0 / a.xr) & 1u;  // phase parity of x_{j0 + t} in its slot
+    for (int t = 0, sj = j0 % a.xr; t < nt; t++) {  // sj = (j0 + t) % xr
       if (t == nt - 1 && I >= a.W) sv = ll_ld(sp);  // the helpers' sum, probed before the last x arrives
       mbar_wait(sb + s, ph);
       const T *tl = ring + (size_t)s * CB * CB;
@@ -936,13 +989,17 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         tile_copy(a, map, (T *)tl, I, j0 + t + rs, sb + s);
       }
-      const int J = j0 + t;
-      bar_wait_cluster(xbar + J);
+      while (landed_ld(landed) < j0 + t - a.xr + 1) {}  // x_{J-xr} has landed (hy_xbar_warp)
+      bar_wait_cluster(xbar + sj, pj);
       const T *xj = xs + (size_t)sj * CB;
       tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
       if (++s == (unsigned)rs) {
         s = 0;
         ph ^= 1;
+      }
+      if (++sj == a.xr) {
+        sj = 0;
+        pj ^= 1u;
       }
     }
     if (a.prof && lane == 0) a.prof[4 * I] = gtime();  // (after the last window x has come)
@@ -1150,17 +1207,15 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
     // every barrier by thread 0 (barriers initialised by several threads draw racecheck hazard
-    // warnings, and 32 lanes were slower: 17 against 12.5 us at nb = 512). Measured on an H100
-    // (SG_TRSV_PROFILE's start-up stamps, bench/trsv/README.md, nineteenth session): ~24 ns per block row,
-    // 12.5 us of fp32 n = 16384's ~245 us; barriers per x window slot (branch next/trsv-slot-barriers)
-    // would remove it
+    // warnings; ~1 us per 256 block rows)
     if (threadIdx.x == 0) {
-      for (int J = 0; J < a.nb; J++) {
-        bar_init(bars + J, 1);
-        mbar_expect(bars + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when x_J's bytes have come
+      for (int s = 0; s < a.xr; s++) {  // (one per window slot: a barrier per block row took ~24 ns each to set up, 12.5 us at nb = 512)
+        bar_init(bars + s, 1);
+        mbar_expect(bars + s, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_s's bytes have come
       }
-      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nb + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
-      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nb + 2 * a.U + k, 1);
+      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.xr + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
+      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.xr + 2 * a.U + k, 1);
+      *(unsigned *)(bars + a.xr + 2 * a.U + a.U * a.rs) = 0u;  // x blocks landed
       if (a.prof && rank == 0) a.prof[5 * a.nb + 2] = gtime();  // (start-up: barriers set up)
     }
   } else if (threadIdx.x == 0) {
@@ -1172,11 +1227,11 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[5 * a.nb + 3] = gtime();  // (start-up: the cluster barrier passed)
     if (w == 0) {
       hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
-      if (lane == 0)  // stay until every x block has landed here (the st.async of other CTAs target this CTA)
-        for (int J = 0; J < a.nb; J++) bar_wait_cluster(bars + J);
-      __syncwarp();
     } else if (w <= a.U) {
       hy_update<T, TR, RV>(a, &tmap, smem, L, rank, cs, w - 1, lane);
+    } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
+      if (lane == 0) hy_xbar_warp<T>(a, smem);
+      __syncwarp();
     }
   } else if (w < a.hw) {
     hy_helper<T, TR, RV>(a, &tmap, smem, w, lane);
@@ -1482,7 +1537,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int        minn = hp && !hp->filled ? 1 : minn_env ? minn_env : (f32 ? 4097 : 2049);  // (a plan is filled at every order)
   const int        maxn = maxn_env ? maxn_env : 1 << 30;
   static const int cs_env = env_int("SG_TRSV_HYB_CS", 0, 0, CS_MAX), w_env = env_int("SG_TRSV_HYB_W", 32, 4, 1024);
-  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 0, 0, HY_WARPS - 1);
+  static const int ct_env = env_int("SG_TRSV_HYB_CT", 0, 0, 2047), u_env = env_int("SG_TRSV_HYB_U", 0, 0, HY_WARPS - 2);  // (the last warp of a chain CTA keeps its x barriers)
   static const int hw_env = env_int("SG_TRSV_HYB_HW", 4, 1, HY_WARPS), pd_env = env_int("SG_TRSV_HYB_PD", 64, 1, 1 << 20);
   static const int e_env = env_int("SG_TRSV_HYB_END", 4, 1, 1024), hrs_env = env_int("SG_TRSV_HYB_HRS", 0, 0, HY_RING_MAX);
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
@@ -1507,7 +1562,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // order 2's lead (SG_TRSV_HYB_SIM_LEAD): 192 block rows; fp32 256 (same runs: 256 against 192 +0.3-0.8 points at
   // fp32 n = 32768; in fp64 neutral to -0.4 at 16384 .. 32768)
   // fp32 below n = 24576: the model's chain step 320 ns (the chain's measured step while the HBM is lightly
-  // loaded, ~0.32 us at fp32 n = 16384), so that order 2 starts at n ~ 15800 (below), and a lead of 128 block rows below
+  // loaded, ~0.32 us at fp32 n = 16384), so that order 2 starts at n ~ 15000, and a lead of 128 block rows below
   // n = 20480. Measured on an H100 (same lease, two rounds, bench/trsv/README.md, nineteenth session), us per call,
   // plan / no plan, LN / UT: fp32 16384 255.8 / 252.3-253.2, 273.3 / 268.0 -> 244.4-244.7 / 247.8-248.0, 259.8 /
   // 264.7; fp32 20480 (lead 256) 382.5-383.0 / 366.2-367.2, 399.4-399.9 / 389.4-390.1 -> 363.1-364.2 / 352.6-352.9,
