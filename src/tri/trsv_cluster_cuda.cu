@@ -1562,7 +1562,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // order 2's lead (SG_TRSV_HYB_SIM_LEAD): 192 block rows; fp32 256 (same runs: 256 against 192 +0.3-0.8 points at
   // fp32 n = 32768; in fp64 neutral to -0.4 at 16384 .. 32768)
   // fp32 below n = 24576: the model's chain step 320 ns (the chain's measured step while the HBM is lightly
-  // loaded, ~0.32 us at fp32 n = 16384), so that order 2 starts at n ~ 15000, and a lead of 128 block rows below
+  // loaded, ~0.32 us at fp32 n = 16384), so that order 2 starts at n ~ 15800 (below), and a lead of 128 block rows below
   // n = 20480. Measured on an H100 (same lease, two rounds, bench/trsv/README.md, nineteenth session), us per call,
   // plan / no plan, LN / UT: fp32 16384 255.8 / 252.3-253.2, 273.3 / 268.0 -> 244.4-244.7 / 247.8-248.0, 259.8 /
   // 264.7; fp32 20480 (lead 256) 382.5-383.0 / 366.2-367.2, 399.4-399.9 / 389.4-390.1 -> 363.1-364.2 / 352.6-352.9,
