@@ -186,14 +186,6 @@ __device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar, 
                  smem_u32(bar)), "r"(par)
                : "memory");
 }
-// a CTA's count of x blocks landed in it, in order (hy_xbar_warp): x_0 .. x_{v-1}
-__device__ __forceinline__ int  landed_ld(const unsigned *p)
-{
-  unsigned v;
-  asm volatile("ld.acquire.cta.shared::cta.u32 %0, [%1];\n" : "=r"(v) : "r"(smem_u32(p)) : "memory");
-  return (int)v;
-}
-__device__ __forceinline__ void landed_st(unsigned *p, int v) { asm volatile("st.release.cta.shared::cta.u32 [%0], %1;\n" ::"r"(smem_u32(p)), "r"((unsigned)v) : "memory"); }
 // Reduce-scatter of a[0..31] over the warp: lane l returns sum over lanes of a[l]. Level W: the
 // lanes with bit W keep the upper half of their 2W values and send the lower one (compile-time
 // indices only, so the array stays in registers).
@@ -812,7 +804,7 @@ constexpr int HY_XPF = 6;        // helper: x loads in flight (tiles ahead)
 
 template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
-  int        W, CT, E, U, xr, hw, hrs, njobs, maxch;  // window, tiles per chunk, update warps, x window blocks, helper warps per CTA and their ring slots, jobs
+  int        W, CT, E, U, xr, nbar, hw, hrs, njobs, maxch;  // window, tiles per chunk, update warps, x window blocks and their barriers (hy_nbar), helper warps per CTA and their ring slots, jobs
   int        la;  // look-ahead: 1: x_I = z_I - P_I x_{I-1}; 2: x_I = z_I - Q_I x_{I-2} - P_I x_{I-1} (the update warps stop at I-3)
   const int *jobs;                          // (I << 12) | (c << 1) | HY_DIAG
   unsigned  *ctl;  // [0] job ticket, [1] CTAs done, [2] cluster ticket; cnt[nb] at 4, dflag[nb] after it
@@ -825,16 +817,28 @@ template <class T> struct HyArgs : ClArgs<T> {
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
-// shared memory of a chain CTA: barriers xbar[xr] (one per x window slot: x_J lands in slot J % xr, phase
-// J / xr), rdy[U], fre[U], sb[U * rs], the count of x blocks landed | x window | P slots | z | scratch | rings
+// The x window of a chain CTA: x_J lands in slot J % xr (xr = W + 2: x_{J+xr} is formed only once every
+// CTA has read x_J), its bytes counted on barrier J % nbar, in its phase J / nbar (a ring of barriers,
+// re-armed by hy_xbar_warp). A parity wait cannot tell phase P from P - 1 (x_{J-nbar} not landed yet):
+// nbar is large enough that x_{J-nbar} has always landed when a warp waits for x_J. An update warp starts
+// row I once the critical warp has taken z of its row I - cs U, having finished row I - cs (U + 1) and
+// with it every x block before (the rows' windows cover them all, W > cs); it waits for x_J up to
+// J = I - la - 1; so x_{J-nbar} has landed if nbar >= cs (U + 1) - la (the critical warp needs nbar > cs).
+// Host model of this protocol: bench/results/experiments-20261128f/slot_barrier_model.py (mode ring).
+// One barrier per block row (before 20261128f) took ~24 ns each to set up: 12.5 us of fp32 n = 16384's 245.
+__host__ __device__ inline int hy_nbar(int nb, int cs, int U, int xr)
+{
+  const int m = cs * (U + 1) + 2 > xr ? cs * (U + 1) + 2 : xr;
+  return m < nb ? m : nb;
+}
+// shared memory of a chain CTA: barriers xbar[nbar], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
 struct HyChainLayout {
   size_t xs, ps, zs, rv, ring, total;
 };
-template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nb, int U, int rs, int xr, int la)
+template <class T> __host__ __device__ inline HyChainLayout hy_chain_layout(int nbar, int U, int rs, int xr, int la)
 {
   HyChainLayout L;
-  (void)nb;
-  L.xs    = ((size_t)(xr + 2 * U + U * rs + 1) * 8 + 127) / 128 * 128;
+  L.xs    = ((size_t)(nbar + 2 * U + U * rs) * 8 + 127) / 128 * 128;
   L.ps    = L.xs + (size_t)xr * CB * sizeof(T);
   L.zs    = L.ps + (size_t)la * U * CB * CB * sizeof(T);  // P slots, then (la = 2) Q slots
   L.rv    = L.zs + (size_t)U * CB * sizeof(T);
@@ -848,28 +852,26 @@ template <class T> __host__ __device__ inline size_t hy_helper_bytes(int hw, int
 
 template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int lane)
 {
-  const int           nb = a.nb, U = a.U, xr = a.xr;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + xr, *fre = rdy + U;
-  const unsigned     *landed = (const unsigned *)(fre + U + U * a.rs);
+  const int           nb = a.nb, U = a.U, xr = a.xr, nbar = a.nbar;
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + nbar, *fre = rdy + U;
   const T            *xs = (const T *)(smem + L.xs);
   const unsigned      xs0 = smem_u32(xs), bar0 = smem_u32(xbar);
   const BcastMap<T>   bm(xs0, bar0, rank, cs, lane);
   int      q = 0;   // k % U (no division)
   unsigned qp = 0;  // (k / U) & 1
-  unsigned pI = 0;  // (I / xr) & 1 (rank < cs < xr)
-  for (int k = 0, sI = (int)rank;; k++) {  // sI = I % xr, no division
+  unsigned pI = 0;  // (I / nbar) & 1 (rank < cs < nbar, or nbar = nb)
+  for (int k = 0, sI = (int)rank, bI = (int)rank;; k++) {  // sI = I % xr, bI = I % nbar, no division
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
-    auto xin = [&](int d) -> const T * {  // x_{I-d} (d = 1, 2) once it has landed here (slot and phase parity)
-      const int sj = sI - d;
-      bar_wait_cluster(xbar + (sj < 0 ? sj + xr : sj), sj < 0 ? pI ^ 1u : pI);
+    auto xin = [&](int d) -> const T * {  // x_{I-d} (d = 1, 2) once it has landed here (its barrier's phase)
+      const int sj = sI - d, bj = bI - d;
+      bar_wait_cluster(xbar + (bj < 0 ? bj + nbar : bj), bj < 0 ? pI ^ 1u : pI);
       return xs + (size_t)(sj < 0 ? sj + xr : sj) * CB;
     };
     if (k > 0 && ++q == U) {
       q = 0;
       qp ^= 1;
     }
-    while (landed_ld(landed) < I - xr) {}  // x_{I-1-xr} has landed: the slots of x_{I-1}, x_{I-2} are in their phase (hy_xbar_warp)
     mbar_wait(rdy + q, qp);
     if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: z_0 taken)
     T xv = ((const T *)(smem + L.zs))[q * CB + lane];
@@ -889,42 +891,37 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
     const bool real = a.real(row);
     if (!real) xv = T(0);
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, sI, sI, bm, lane);  // (into slot sI, counted on its barrier)
+    broadcast(xv, sI, bI, bm, lane);  // (into slot sI, counted on barrier bI)
     ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
     if (real) {
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
     }
-    if (sI + (int)cs >= xr) {
-      sI += (int)cs - xr;
+    sI = sI + (int)cs >= xr ? sI + (int)cs - xr : sI + (int)cs;
+    if (bI + (int)cs >= nbar) {
+      bI += (int)cs - nbar;
       pI ^= 1u;
     } else {
-      sI += (int)cs;
+      bI += (int)cs;
     }
   }
 }
 
 // The x window barriers of a chain CTA (lane 0 of its last warp): in block row order, once x_J has
-// landed in slot J % xr (phase J / xr complete), it counts x_0 .. x_J as landed and arms the slot's
-// next phase for x_{J+xr}: its arrival and its bytes (those may come first: the phase completes when
-// both have). A parity wait cannot tell phase P from P - 2 (nor P + 1 from P - 1), so a warp waits for
-// x_J's phase only once the count says x_{J-xr} has landed: the slot is then in phase P (or P + 1, x_J
-// landed), and it cannot be further on, as x_{J+xr} is formed only after every CTA has read x_J.
-// (75a67f2 had no count: an update warp whose row starts up to cs * U block rows ahead of the chain,
-// 64 with 16 CTAs and 4 update warps, read stale x at fp64 n = 4096 and fp32 n = 8192.)
-// Returns once every x block has landed here (the other CTAs' st.async target this CTA).
+// landed (phase J / nbar of barrier J % nbar complete), it arms that barrier's next phase, for x_{J+nbar}:
+// its arrival and its bytes (those may come first: the phase completes when both have). (hy_nbar: why
+// the other warps' parity waits are unambiguous.) Returns once every x block has landed here (the other
+// CTAs' st.async target this CTA).
 template <class T> __device__ void hy_xbar_warp(const HyArgs<T> &a, unsigned char *smem)
 {
-  unsigned long long *xbar   = (unsigned long long *)smem;
-  const int           xr     = a.xr;
-  unsigned           *landed = (unsigned *)(xbar + xr + 2 * a.U + a.U * a.rs);
-  unsigned            p      = 0;
-  for (int J = 0, s = 0; J < a.nb; J++) {
-    bar_wait_cluster(xbar + s, p);  // (unambiguous: this warp armed the slot's phase for x_J itself)
-    landed_st(landed, J + 1);
-    if (J + xr < a.nb) mbar_expect(xbar + s, CB * (unsigned)sizeof(T));
-    if (++s == xr) {
-      s = 0;
+  unsigned long long *xbar = (unsigned long long *)smem;
+  const int           nbar = a.nbar;
+  unsigned            p    = 0;
+  for (int J = 0, b = 0; J < a.nb; J++) {
+    bar_wait_cluster(xbar + b, p);  // (unambiguous: this warp armed the barrier's phase for x_J itself)
+    if (J + nbar < a.nb) mbar_expect(xbar + b, CB * (unsigned)sizeof(T));
+    if (++b == nbar) {
+      b = 0;
       p ^= 1u;
     }
   }
@@ -935,8 +932,7 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
 {
   using R                 = typename LLw<T>::raw;
   const int           nb = a.nb, U = a.U, rs = a.rs;
-  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + a.xr, *fre = rdy + U, *sb = fre + U + u * rs;
-  const unsigned     *landed = (const unsigned *)(fre + U + U * rs);
+  unsigned long long *xbar = (unsigned long long *)smem, *rdy = xbar + a.nbar, *fre = rdy + U, *sb = fre + U + u * rs;
   const T            *xs   = (const T *)(smem + L.xs);
   T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
@@ -977,8 +973,8 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     const R *sp = a.sll + (size_t)I * CB + lane;
     R        sv = {};
     unsigned s = g % (unsigned)rs, ph = (g / (unsigned)rs) & 1;  // slot and fill parity of ring tile g + t (no division per tile)
-    unsigned pj = (unsigned)(j0 / a.xr) & 1u;  // phase parity of x_{j0 + t} in its slot
-    for (int t = 0, sj = j0 % a.xr; t < nt; t++) {  // sj = (j0 + t) % xr
+    unsigned pj = (unsigned)(j0 / a.nbar) & 1u;  // phase parity of x_{j0 + t} on its barrier
+    for (int t = 0, sj = j0 % a.xr, bj = j0 % a.nbar; t < nt; t++) {  // sj = (j0 + t) % xr, bj = (j0 + t) % nbar
       if (t == nt - 1 && I >= a.W) sv = ll_ld(sp);  // the helpers' sum, probed before the last x arrives
       mbar_wait(sb + s, ph);
       const T *tl = ring + (size_t)s * CB * CB;
@@ -989,16 +985,16 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         tile_copy(a, map, (T *)tl, I, j0 + t + rs, sb + s);
       }
-      while (landed_ld(landed) < j0 + t - a.xr + 1) {}  // x_{J-xr} has landed (hy_xbar_warp)
-      bar_wait_cluster(xbar + sj, pj);
+      bar_wait_cluster(xbar + bj, pj);
       const T *xj = xs + (size_t)sj * CB;
       tile_fma<T, TR>(acc, tv, TR ? xj[lane] : T(0), [&](int c) { return xj[c]; });
       if (++s == (unsigned)rs) {
         s = 0;
         ph ^= 1;
       }
-      if (++sj == a.xr) {
-        sj = 0;
+      if (++sj == a.xr) sj = 0;
+      if (++bj == a.nbar) {
+        bj = 0;
         pj ^= 1u;
       }
     }
@@ -1202,20 +1198,19 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   }
   __syncthreads();
   const bool          chain = s_chain;
-  const HyChainLayout L     = hy_chain_layout<T>(a.nb, a.U, a.rs, a.xr, a.la);
+  const HyChainLayout L     = hy_chain_layout<T>(a.nbar, a.U, a.rs, a.xr, a.la);
   unsigned long long *bars  = (unsigned long long *)smem;
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
     // every barrier by thread 0 (barriers initialised by several threads draw racecheck hazard
-    // warnings; ~1 us per 256 block rows)
+    // warnings; ~48 cycles per x barrier, init and expect-tx, experiments-20261128e/mbinit.cu)
     if (threadIdx.x == 0) {
-      for (int s = 0; s < a.xr; s++) {  // (one per window slot: a barrier per block row took ~24 ns each to set up, 12.5 us at nb = 512)
-        bar_init(bars + s, 1);
-        mbar_expect(bars + s, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_s's bytes have come
+      for (int b = 0; b < a.nbar; b++) {  // the ring of x barriers (hy_nbar)
+        bar_init(bars + b, 1);
+        mbar_expect(bars + b, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_b's bytes have come
       }
-      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.xr + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
-      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.xr + 2 * a.U + k, 1);
-      *(unsigned *)(bars + a.xr + 2 * a.U + a.U * a.rs) = 0u;  // x blocks landed
+      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nbar + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
+      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nbar + 2 * a.U + k, 1);
       if (a.prof && rank == 0) a.prof[5 * a.nb + 2] = gtime();  // (start-up: barriers set up)
     }
   } else if (threadIdx.x == 0) {
@@ -1610,7 +1605,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
   const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
-  const size_t chain_b = hy_chain_layout<T>(nb, U, rs, xr, la).total;
+  const int    nbar    = hy_nbar(nb, cs, U, xr);
+  const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
   // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
@@ -1718,6 +1714,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.E      = E;
   a.U      = U;
   a.xr     = xr;
+  a.nbar   = nbar;
   a.hw     = hw;
   a.hrs    = hrs;
   a.njobs  = njobs;
@@ -1750,8 +1747,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
     auto us = [&](size_t i) { return h[i] ? (h[i] - t0) * 1e-3 : -1.0; };
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
