@@ -1538,7 +1538,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int fence_env = env_int("SG_TRSV_HYB_FENCE", 1, 0, 1), order_env = env_int("SG_TRSV_HYB_ORDER", -1, -1, 2);
   static const int step_env = env_int("SG_TRSV_HYB_SIM_STEP", 0, 0, 100000), bw_env = env_int("SG_TRSV_HYB_SIM_BW", 0, 0, 1 << 20);
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
-  static const int rs_env = env_int("SG_TRSV_HYB_RING", 4, 2, HY_RING_MAX);
+  static const int rs_env = env_int("SG_TRSV_HYB_RING", 0, 0, HY_RING_MAX);  // 0: automatic
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
@@ -1553,7 +1553,11 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // update warps per chain CTA: 4; fp32 from n = 16384, 6 (measured on an H100, same lease, bench/trsv/README.md,
   // twelfth session: with the lead below, fp32 n = 24576 +1-2.4 points of copy, 32768 +0.8-1.5 (UN without a plan
   // 84.0-84.2 -> 85.0-85.2 %), n = 16384 0-1.5 %; fp64 cannot hold 6 rings of 8 KB tiles beside the rest)
-  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), rs = rs_env, hw = hw_env, PD = pd_env, E = e_env;
+  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), hw = hw_env, PD = pd_env, E = e_env;
+  // the update warps' tile rings: 4 slots; fp32 from n = 16384, 6 where they fit (measured on an H100 with the ring of
+  // x barriers, same lease, bench/trsv/README.md, twentieth session: fp32 16384 UT planned 223.0 -> 216.7 us, no plan
+  // 249.4 -> 240.7, every variant 0.4-3.5 % faster up to n = 24576, 32768 within +-0.6 %)
+  int rs = rs_env ? std::max(2, rs_env) : (f32 && n >= 16384 ? 6 : 4);
   // order 2's lead (SG_TRSV_HYB_SIM_LEAD): 192 block rows; fp32 256 (same runs: 256 against 192 +0.3-0.8 points at
   // fp32 n = 32768; in fp64 neutral to -0.4 at 16384 .. 32768)
   // fp32 below n = 24576: the model's chain step 320 ns (the chain's measured step while the HBM is lightly
@@ -1605,7 +1609,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
   const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
-  const int    nbar    = hy_nbar(nb, cs, U, xr);
+  const int nbar = hy_nbar(nb, cs, U, xr);
+  if (!rs_env && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs = 4;
   const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
