@@ -1554,7 +1554,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // twelfth session: with the lead below, fp32 n = 24576 +1-2.4 points of copy, 32768 +0.8-1.5 (UN without a plan
   // 84.0-84.2 -> 85.0-85.2 %), n = 16384 0-1.5 %; fp64 cannot hold 6 rings of 8 KB tiles beside the rest)
   const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), hw = hw_env, PD = pd_env, E = e_env;
-  // the update warps' tile rings: 4 slots; fp32 from n = 16384, 6 where they fit (measured on an H100 with the ring of
+  // the update warps' tile rings: 4 slots; fp32 from n = 16384, 6 (fewer where they do not fit, below) (measured on an H100 with the ring of
   // x barriers, same lease, bench/trsv/README.md, twentieth session: fp32 16384 UT planned 223.0 -> 216.7 us, no plan
   // 249.4 -> 240.7, every variant 0.4-3.5 % faster up to n = 24576, 32768 within +-0.6 %)
   int rs = rs_env ? std::max(2, rs_env) : (f32 && n >= 16384 ? 6 : 4);
@@ -1610,7 +1610,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
   const int nbar = hy_nbar(nb, cs, U, xr);
-  if (!rs_env && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs = 4;
+  while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)
   const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, la).total;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
