@@ -817,20 +817,7 @@ template <class T> struct HyArgs : ClArgs<T> {
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
-// The x window of a chain CTA: x_J lands in slot J % xr (xr = W + 2: x_{J+xr} is formed only once every
-// CTA has read x_J), its bytes counted on barrier J % nbar, in its phase J / nbar (a ring of barriers,
-// re-armed by hy_xbar_warp). A parity wait cannot tell phase P from P - 1 (x_{J-nbar} not landed yet):
-// nbar is large enough that x_{J-nbar} has always landed when a warp waits for x_J. An update warp starts
-// row I once the critical warp has taken z of its row I - cs U, having finished row I - cs (U + 1) and
-// with it every x block before (the rows' windows cover them all, W > cs); it waits for x_J up to
-// J = I - la - 1; so x_{J-nbar} has landed if nbar >= cs (U + 1) - la (the critical warp needs nbar > cs).
-// Host model of this protocol: bench/results/experiments-20261128f/slot_barrier_model.py (mode ring).
-// One barrier per block row (before 20261128f) took ~24 ns each to set up: 12.5 us of fp32 n = 16384's 245.
-__host__ __device__ inline int hy_nbar(int nb, int cs, int U, int xr)
-{
-  const int m = cs * (U + 1) + 2 > xr ? cs * (U + 1) + 2 : xr;
-  return m < nb ? m : nb;
-}
+// (the x window's ring of barriers: hy_nbar, trsv_hybrid_jobs.hpp)
 // shared memory of a chain CTA: barriers xbar[nbar], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
 struct HyChainLayout {
   size_t xs, ps, zs, rv, ring, total;

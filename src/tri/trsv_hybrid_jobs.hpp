@@ -35,6 +35,22 @@ SG_HD void hy_span(int I, int c, int W, int CT, int E, int &J0, int &nt)
   nt = c < big ? (hb - J0 < CT ? hb - J0 : CT) : H - J0;
 }
 
+// The x window of a chain CTA (trsv_cluster_cuda.cu: hy_critical, hy_update, hy_xbar_warp): x_J lands in
+// slot J % xr (xr = W + 2: x_{J+xr} is formed only once every CTA has read x_J), its bytes counted on
+// barrier J % nbar, in its phase J / nbar (a ring of barriers, re-armed by the CTA's last warp as each x
+// lands). A parity wait cannot tell phase P from P - 1 (x_{J-nbar} not landed yet): nbar is large enough
+// that x_{J-nbar} has always landed when a warp waits for x_J. An update warp starts row I once the
+// critical warp has taken z of its row I - cs U, having finished row I - cs (U + 1) and with it every x
+// block before (the rows' windows cover them all, W > cs); it waits for x_J up to J = I - la - 1; so
+// x_{J-nbar} has landed if nbar >= cs (U + 1) - la (the critical warp needs nbar >= cs). test_trsv
+// (xbar_protocol) checks this on a model of the protocol with random interleavings; one barrier per
+// block row (before 2026-11-28) took ~24 ns each to set up, 12.5 us of fp32 n = 16384's ~245.
+SG_HD int hy_nbar(int nb, int cs, int U, int xr)
+{
+  const int m = cs * (U + 1) + 2 > xr ? cs * (U + 1) + 2 : xr;
+  return m < nb ? m : nb;
+}
+
 // The timing model of order 2 (a list schedule of the helper warps, simulated on the host).
 // Its numbers only steer the order; a wrong guess costs speed, never correctness.
 struct HySchedModel {

@@ -813,6 +813,176 @@ static void job_tables(bool quick)
   CHECK(big > 0 && differ == big, "order 2 equals order 0 in %d of %d large shapes", big - differ, big);
 }
 
+// ---------------------------------------------------------------- the chain's x barrier protocol
+// A model of the cluster + helpers kernel's x window (trsv_cluster_cuda.cu: hy_critical, hy_update,
+// hy_xbar_warp; hy_nbar in trsv_hybrid_jobs.hpp) with PTX's mbarrier semantics (pending arrivals,
+// tx-count, phase; try_wait.parity(p) passes iff the current phase's parity differs from p): one cluster
+// of cs CTAs, row I owned by CTA I % cs; its critical warp, U update warps and the barrier warp, and every
+// delivery of an x block's bytes to a CTA, run in a random order. Checked: every wait for x_J passes in
+// x_J's own phase and finds x_J in its slot, every delivery counts on its own phase and lands in a slot
+// nobody is reading, and the run ends. (bench/results/experiments-20261128f/slot_barrier_model.py is the
+// same model in Python, with the earlier protocols that failed on the GPU.)
+namespace {
+struct XbMBar {
+  int  pending = 1, tx = 0, phase = 0;
+  void check()
+  {
+    if (pending == 0 && tx == 0) {
+      phase++;
+      pending = 1;
+    }
+  }
+  void arrive_expect(int b) { tx += b, pending--, check(); }
+  void complete_tx(int b) { tx -= b, check(); }
+  bool parity_done(int p) const { return (phase & 1) != p; }
+};
+enum XbOpKind { XB_WAIT_ZREADY, XB_SET_ZTAKEN, XB_XWAIT, XB_XREAD, XB_FORM, XB_WAIT_ZTAKEN, XB_SET_ZREADY, XB_SLOT };
+struct XbOp {
+  XbOpKind k;
+  int      v;  // row or block
+};
+// returns "" when the run passes, else what failed
+std::string xbar_run(int nb, int cs, int U, int W, int la, int nbar, std::mt19937_64 &rng)
+{
+  const int                        xr = W + 2;
+  std::vector<std::vector<XbMBar>> bar(cs, std::vector<XbMBar>(nbar));
+  std::vector<std::vector<int>>    data(cs, std::vector<int>(xr, -1)), readers(cs, std::vector<int>(xr, 0));
+  std::vector<char>                zready(nb, 0), ztaken(nb, 0);
+  std::vector<std::pair<int, int>> deliveries;  // (J, CTA)
+  for (auto &b : bar)
+    for (auto &m : b) m.arrive_expect(1);
+  struct Agent {
+    int               c;
+    std::vector<XbOp> ops;
+    size_t            pc = 0;
+  };
+  std::vector<Agent> ag;
+  for (int c = 0; c < cs; c++) {
+    Agent cr{c, {}};
+    for (int I = c; I < nb; I += cs) {
+      cr.ops.push_back({XB_WAIT_ZREADY, I});
+      if (la == 2 && I > 1) cr.ops.insert(cr.ops.end(), {{XB_XWAIT, I - 2}, {XB_XREAD, I - 2}});
+      cr.ops.push_back({XB_SET_ZTAKEN, I});
+      if (I > 0) cr.ops.insert(cr.ops.end(), {{XB_XWAIT, I - 1}, {XB_XREAD, I - 1}});
+      cr.ops.push_back({XB_FORM, I});
+    }
+    ag.push_back(cr);
+    for (int u = 0; u < U; u++) {
+      Agent up{c, {}};
+      for (int I = c + cs * u, prev = -1; I < nb; prev = I, I += cs * U) {
+        if (prev >= 0) up.ops.push_back({XB_WAIT_ZTAKEN, prev});
+        for (int J = std::max(0, I - W + 1); J < I - la; J++) up.ops.insert(up.ops.end(), {{XB_XWAIT, J}, {XB_XREAD, J}});
+        up.ops.push_back({XB_SET_ZREADY, I});
+      }
+      ag.push_back(up);
+    }
+    Agent sw{c, {}};
+    for (int J = 0; J < nb; J++) sw.ops.push_back({XB_SLOT, J});
+    ag.push_back(sw);
+  }
+  auto runnable = [&](const Agent &a) {
+    if (a.pc == a.ops.size()) return false;
+    const XbOp &o = a.ops[a.pc];
+    switch (o.k) {
+    case XB_WAIT_ZREADY:
+      return zready[o.v] != 0;
+    case XB_WAIT_ZTAKEN:
+      return ztaken[o.v] != 0;
+    case XB_XWAIT:
+    case XB_SLOT:
+      return bar[a.c][o.v % nbar].parity_done((o.v / nbar) & 1);
+    default:
+      return true;
+    }
+  };
+  char msg[160];
+  for (long step = 0;; step++) {
+    if (step > 50000000) return "too many steps";
+    std::vector<int> ready;
+    for (int i = 0; i < (int)ag.size(); i++)
+      if (runnable(ag[i])) ready.push_back(i);
+    const size_t nch = ready.size() + (deliveries.empty() ? 0 : 1);
+    if (nch == 0) {
+      for (const Agent &a : ag)
+        if (a.pc < a.ops.size()) return "deadlock";
+      return "";
+    }
+    const size_t ch = std::uniform_int_distribution<size_t>(0, nch - 1)(rng);
+    if (ch == ready.size()) {  // one delivery, chosen at random
+      const size_t k = std::uniform_int_distribution<size_t>(0, deliveries.size() - 1)(rng);
+      const auto [J, d] = deliveries[k];
+      deliveries[k]     = deliveries.back();
+      deliveries.pop_back();
+      XbMBar &m = bar[d][J % nbar];
+      if (m.phase != J / nbar) return snprintf(msg, sizeof msg, "x_%d's bytes counted on phase %d of barrier %d in CTA %d", J, m.phase, J % nbar, d), msg;
+      if (readers[d][J % xr]) return snprintf(msg, sizeof msg, "x_%d landed in CTA %d while x_%d is being read", J, d, data[d][J % xr]), msg;
+      data[d][J % xr] = J;
+      m.complete_tx(1);
+      continue;
+    }
+    Agent      &a = ag[ready[ch]];
+    const XbOp &o = a.ops[a.pc++];
+    switch (o.k) {
+    case XB_SET_ZTAKEN:
+      ztaken[o.v] = 1;
+      break;
+    case XB_SET_ZREADY:
+      zready[o.v] = 1;
+      break;
+    case XB_XWAIT:
+      if (bar[a.c][o.v % nbar].phase != o.v / nbar + 1)
+        return snprintf(msg, sizeof msg, "ambiguous wait: CTA %d passed x_%d's wait in phase %d of barrier %d", a.c, o.v, bar[a.c][o.v % nbar].phase, o.v % nbar), msg;
+      if (data[a.c][o.v % xr] != o.v) return snprintf(msg, sizeof msg, "stale read: CTA %d wanted x_%d, found x_%d", a.c, o.v, data[a.c][o.v % xr]), msg;
+      readers[a.c][o.v % xr]++;
+      break;
+    case XB_XREAD:
+      readers[a.c][o.v % xr]--;
+      break;
+    case XB_FORM:
+      for (int d = 0; d < cs; d++) deliveries.push_back({o.v, d});
+      break;
+    case XB_SLOT:
+      if (o.v + nbar < nb) bar[a.c][o.v % nbar].arrive_expect(1);
+      break;
+    default:
+      break;
+    }
+  }
+}
+} // namespace
+
+static void xbar_protocol(bool quick)
+{
+  std::mt19937_64 rng(20261128);
+  // the kernel's ring (hy_nbar): random shapes (clusters of 2-16 CTAs, 1-6 update warps, windows from
+  // cs + 2, look-ahead 1 / 2, up to ~4 rings of rows) and the defaults' shapes
+  const int cl[] = {2, 3, 4, 8, 16};
+  int       runs = quick ? 12 : 400, bad = 0;
+  for (int r = 0; r < runs; r++) {
+    const int cs = cl[rng() % (quick ? 3 : 5)], U = 1 + (int)(rng() % 6), la = 1 + (int)(rng() % 2);
+    const int Ws[] = {cs + 2, cs + 3, std::max(cs + 2, 8), std::max(cs + 2, 32)}, W = Ws[rng() % 4];
+    const int nb = 1 + (int)(rng() % (quick ? 2 * (W + 2) : 4 * (W + 2) + cs * U));
+    const int nbar = sgtrsv::hy_nbar(nb, cs, U, W + 2);
+    const std::string e = xbar_run(nb, cs, U, W, la, nbar, rng);
+    CHECK(e.empty(), "x barrier protocol nb=%d cs=%d U=%d W=%d la=%d nbar=%d: %s", nb, cs, U, W, la, nbar, e.c_str());
+  }
+  if (!quick)
+    for (int cs : {8, 16})
+      for (int U : {4, 6})
+        for (int la : {1, 2}) {  // the defaults: 16 CTAs up to n = 12288, 8 above; 4 or 6 update warps; window 32
+          const int nb = 160;
+          const std::string e = xbar_run(nb, cs, U, 32, la, sgtrsv::hy_nbar(nb, cs, U, 34), rng);
+          CHECK(e.empty(), "x barrier protocol (defaults) cs=%d U=%d la=%d: %s", cs, U, la, e.c_str());
+        }
+  // the model can fail: a ring of one barrier per window slot (75a67f2, which read stale x on the GPU with
+  // 16 CTAs x 4 update warps) and a ring 4 shorter than the bound must be caught
+  for (int r = 0; r < (quick ? 3 : 20); r++) bad += !xbar_run(128, 16, 4, 32, 1, 34, rng).empty();
+  CHECK(bad > 0, "a ring of xr barriers with 16 CTAs x 4 update warps passed the x barrier model (%d runs)", quick ? 3 : 20);
+  bad = 0;
+  for (int r = 0; r < (quick ? 3 : 20); r++) bad += !xbar_run(60, 2, 5, 4, 1, 2 * 6 - 1 - 4, rng).empty();
+  CHECK(bad > 0, "a ring 4 shorter than the bound passed the x barrier model");
+}
+
 int main(int argc, char **argv)
 {
   bool quick;
@@ -826,6 +996,7 @@ int main(int argc, char **argv)
   }
   if (!only || strcmp(only, "batch")) {
     job_tables(quick);
+    xbar_protocol(quick);
     sweep<double>(quick);
     sweep<float>(quick);
     chained<double>(quick);
