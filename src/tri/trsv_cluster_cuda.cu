@@ -172,15 +172,9 @@ __device__ __forceinline__ void bar_init(unsigned long long *bar, unsigned count
 {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
 }
-// wait for phase 0 of a barrier completed by other CTAs' st.async (cluster-scope acquire)
-__device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar)
-{
-  asm volatile("{\n .reg .pred p;\n W_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n @!p bra W_%=;\n}\n" ::"r"(
-                 smem_u32(bar))
-               : "memory");
-}
-// wait for the phase of parity `par` of a barrier completed by other CTAs' st.async (cluster-scope acquire)
-__device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar, unsigned par)
+// wait for the phase of parity `par` (by default phase 0) of a barrier completed by other CTAs' st.async
+// (cluster-scope acquire)
+__device__ __forceinline__ void bar_wait_cluster(const unsigned long long *bar, unsigned par = 0)
 {
   asm volatile("{\n .reg .pred p;\n W_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n @!p bra W_%=;\n}\n" ::"r"(
                  smem_u32(bar)), "r"(par)
@@ -817,8 +811,8 @@ template <class T> struct HyArgs : ClArgs<T> {
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
-// (the x window's ring of barriers: hy_nbar, trsv_hybrid_jobs.hpp)
-// shared memory of a chain CTA: barriers xbar[nbar], rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
+// shared memory of a chain CTA: barriers xbar[nbar] (the x window's ring of barriers: hy_nbar, trsv_hybrid_jobs.hpp),
+// rdy[U], fre[U], sb[U * rs] | x window | P slots | z | scratch | rings
 struct HyChainLayout {
   size_t xs, ps, zs, rv, ring, total;
 };
