@@ -1549,8 +1549,28 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // 373.5-373.7 / 370.9-372.7, fp32 18432 every variant 4-6 % faster; fp32 15360 (ratio 1.02) and 14336 stay on
   // order 0 (order 2 there: op = T 3.5-5 % slower); at 24576 / 32768 the step 320 is within +1 / -0.5 % of 480,
   // which stays there.
-  const int lead    = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
-  const int step_ns = step_env ? step_env : (f32 && n < 24576 ? 320 : 480);
+  // The HBM's peak by its clock and bus width (bytes per us): H100 SXM 3.35e6, H200 4.10e6 (its copy moves 4.26 TB/s
+  // counting reads and writes, 3.01 on the H100).
+  static const double peak = [] {
+    int dev = 0, khz = 0, bits = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
+      (void)cudaGetLastError();
+      return 3.35e6;  // bytes per us (H100 SXM)
+    }
+    return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
+  }();
+  // On the H200 (peak above 3.8e6) the model's step is shorter: fp32 200 ns below n = 20480, 260 from there; fp64 360 below
+  // n = 20480, 480 from there. With the H100's steps the H200's larger peak made the model's helpers too fast for the
+  // chain: order 0 at fp32 / fp64 n = 16384, whose last quarter of block rows then ran at 0.54-0.59 us against 0.33 (fp32,
+  // waiting for S), and an order 2 too lazy above. Measured on an H200, same lease, two rounds within 0.5 %
+  // (bench/trsv/README.md, twenty-first session), us per call, plan / no plan, LN / UT, against the H100's values:
+  // fp32 16384 207.4 / 236.9, 207.2 / 227.1 -> 192.6 / 218.8, 196.6 / 217.4; fp32 20480 303.5 / 335.7, 294.5 / 333.7 ->
+  // 280.4 / 296.1, 259.7 / 310.2; fp32 24576 -10 to -13 %; fp64 16384 318.8 / 337.9, 303.3 / 352.1 -> 292.4 / 310.8,
+  // 292.2 / 352.4; fp64 20480 / 24576 -4 to -8 %; fp32 / fp64 12288 within +-2 %.
+  const bool hbm3e   = peak > 3.8e6;
+  const int  lead    = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
+  const int  step_ns = step_env ? step_env : hbm3e ? (f32 ? (n < 20480 ? 200 : 260) : (n < 20480 ? 360 : 480)) : (f32 && n < 24576 ? 320 : 480);
   // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
   // bench/trsv/README.md, eleventh session; same lease, µs per call):
   //  - plans: 2 for fp32 below n = 24576 (LN / UT n = 8192 118.3 / 132.8 -> 109.6 / 114.2, 16384 263.2 /
@@ -1577,15 +1597,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
   // n = 14336 (ratio 1.27) -2 / -3 %, fp32 UT n = 16384 -4 %, where the chain is the limit and the
   // helpers' early loads slow its own.
-  static const double peak = [] {
-    int dev = 0, khz = 0, bits = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
-      (void)cudaGetLastError();
-      return 3.35e6;  // bytes per us (H100 SXM)
-    }
-    return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
-  }();
   const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_ns * 1e-3;
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
   const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : 1.35) ? 2 : 0;
@@ -1733,8 +1744,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
     auto us = [&](size_t i) { return h[i] ? (h[i] - t0) * 1e-3 : -1.0; };
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, njobs, order, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d (model: peak %.0f GB/s, step %d ns, ratio %.2f) lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, njobs, order, peak * 1e-3, step_ns, ratio, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
