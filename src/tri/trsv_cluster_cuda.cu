@@ -1568,7 +1568,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // fp32 16384 207.4 / 236.9, 207.2 / 227.1 -> 192.6 / 218.8, 196.6 / 217.4; fp32 20480 303.5 / 335.7, 294.5 / 333.7 ->
   // 280.4 / 296.1, 259.7 / 310.2; fp32 24576 -10 to -13 %; fp64 16384 318.8 / 337.9, 303.3 / 352.1 -> 292.4 / 310.8,
   // 292.2 / 352.4; fp64 20480 / 24576 -4 to -8 %; fp32 / fp64 12288 within +-2 %. There order 2 starts at fp64 ratios
-  // above 1.2 (below): n ~ 14500, as on the H100 (fp64 16384: ratio 1.35, 18432: 1.52).
+  // above 1.15 (below): n ~ 14000 (14336: ratio 1.18, order 2 against 0 -1.7 to -2.6 %, UT no plan +0.7 %; 15360 / 16384 /
+  // 20480: -4 to -8.5 %, UT no plan +0.5 / 0 / -7.5 %).
   const bool hbm3e   = peak > 3.8e6;
   const int  lead    = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
   const int  step_ns = step_env ? step_env : hbm3e ? (f32 ? (n < 20480 ? 200 : 260) : (n < 20480 ? 360 : 480)) : (f32 && n < 24576 ? 320 : 480);
@@ -1600,7 +1601,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // helpers' early loads slow its own.
   const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_ns * 1e-3;
   const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
-  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : hbm3e ? 1.2 : 1.35) ? 2 : 0;
+  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : hbm3e ? 1.15 : 1.35) ? 2 : 0;
   const int optin = sg_cuda_smem_optin();
   const int nbar = hy_nbar(nb, cs, U, xr);
   while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)
