@@ -1570,9 +1570,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // 292.2 / 352.4; fp64 20480 / 24576 -4 to -8 %; fp32 / fp64 12288 within +-2 %. There order 2 starts at fp64 ratios
   // above 1.15 (below): n ~ 14000 (14336: ratio 1.18, order 2 against 0 -1.7 to -2.6 %, UT no plan +0.7 %; 15360 / 16384 /
   // 20480: -4 to -8.5 %, UT no plan +0.5 / 0 / -7.5 %).
-  const bool hbm3e   = peak > 3.8e6;
-  const int  lead    = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
-  const int  step_ns = step_env ? step_env : hbm3e ? (f32 ? (n < 20480 ? 200 : 260) : (n < 20480 ? 360 : 480)) : (f32 && n < 24576 ? 320 : 480);
+  // (hy_choose_order: the steps, the lead and the order's thresholds)
+  const double        tb = (double)CB * CB * sizeof(T);
+  const HyOrderChoice oc = hy_choose_order(f32, n, nb, tb, peak, step_env, lead_env, order_env, bw_env);
+  const int           lead = oc.lead, step_ns = oc.step_ns;
   // The look-ahead (measured on an H100 since the update warps' rings lost their divisions,
   // bench/trsv/README.md, eleventh session; same lease, µs per call):
   //  - plans: 2 for fp32 below n = 24576 (LN / UT n = 8192 118.3 / 132.8 -> 109.6 / 114.2, 16384 263.2 /
@@ -1599,9 +1600,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // fp32 UT n = 24576 +6 %; but fp64 n = 8192 -2 to -4 %, n = 12288 (ratio 1.09) -2.5 to -5 %, UT
   // n = 14336 (ratio 1.27) -2 / -3 %, fp32 UT n = 16384 -4 %, where the chain is the limit and the
   // helpers' early loads slow its own.
-  const double bw = bw_env ? bw_env * 1e3 : 0.9 * peak, tb = (double)CB * CB * sizeof(T), step_us = step_ns * 1e-3;
-  const double ratio = 0.5 * nb * (nb + 1.0) * tb / bw / (nb * step_us);  // the helpers' time over the chain's
-  const int    order = order_env >= 0 ? order_env : ratio > (f32 ? 1.05 : hbm3e ? 1.15 : 1.35) ? 2 : 0;
+  const double bw = oc.bw, step_us = step_ns * 1e-3, ratio = oc.ratio;  // (ratio: the helpers' time over the chain's)
+  const int    order = oc.order;
   const int optin = sg_cuda_smem_optin();
   const int nbar = hy_nbar(nb, cs, U, xr);
   while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)

@@ -64,6 +64,29 @@ struct HySchedModel {
   int    lead     = 0;     // > 0: a chunk of row I no earlier than x_{I-lead} (bounds the work ahead)
 };
 
+// The choice of the job order and of order 2's model (host; trsv_hybrid_solve, measurements in its comments and in
+// bench/trsv/README.md). peak: the HBM's peak in bytes per us by the device's clock and bus width (H100 SXM 3.35e6, H200
+// 4.81e6); tile_bytes: one 32 x 32 tile; *_env: the SG_TRSV_HYB_SIM_STEP / _SIM_LEAD / _ORDER / _SIM_BW overrides (0 or -1:
+// automatic); nb: block rows. The model's chain step depends on the device: above a peak of 3.8e6 (the H200) it is shorter, fp32 200 ns
+// below n = 20480 and 260 from there, fp64 360 below 20480 and 480 from there (H100: fp32 320 below 24576, else 480), and
+// order 2 starts at fp64 ratios above 1.15 (H100: 1.35; fp32 1.05 on both). ratio: the helpers' time for the whole
+// triangle at 90 % of the peak over the chain's nb steps.
+struct HyOrderChoice {
+  int    step_ns = 480, lead = 192, order = 0;
+  double bw = 0, ratio = 0;  // the model's bandwidth (bytes per us) and ratio
+};
+inline HyOrderChoice hy_choose_order(bool f32, int n, int nb, double tile_bytes, double peak, int step_env, int lead_env, int order_env, int bw_env)
+{
+  HyOrderChoice c;
+  const bool    hbm3e = peak > 3.8e6;
+  c.lead              = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
+  c.step_ns           = step_env ? step_env : hbm3e ? (f32 ? (n < 20480 ? 200 : 260) : (n < 20480 ? 360 : 480)) : (f32 && n < 24576 ? 320 : 480);
+  c.bw                = bw_env ? bw_env * 1e3 : 0.9 * peak;
+  c.ratio             = 0.5 * nb * (nb + 1.0) * tile_bytes / c.bw / (nb * (c.step_ns * 1e-3));
+  c.order             = order_env >= 0 ? order_env : c.ratio > (f32 ? 1.05 : hbm3e ? 1.15 : 1.35) ? 2 : 0;
+  return c;
+}
+
 // The ticket order. order 0 (by rows): the inversions of the first PD block rows, then row by row
 // the inversion of row I + PD and the chunks of row I. order 1 (by columns): every job keyed by the
 // last x it needs (a chunk: its last tile column; the inversion of row I: I - PD, before the

@@ -983,6 +983,46 @@ static void xbar_protocol(bool quick)
   CHECK(bad > 0, "a ring 4 shorter than the bound passed the x barrier model");
 }
 
+// The job order's choice (hy_choose_order) against what the GPU printed (SG_TRSV_PROFILE's "model: peak, step,
+// ratio", bench/results/experiments-20261128g runs 4-5, H200: peak 4814 GB/s; the orders are this rule's: the GPU ran
+// fp64 14336 at order 0 under 2295865's threshold 1.2, and measured it with order 2 forced) and the switch points
+// the README states: order 2 from fp64 n ~ 15300 / fp32 ~ 15800 on the H100, fp64 ~ 14000 / fp32 ~ 14200 on the H200.
+static void order_choice()
+{
+  const double h100 = 2.0 * 2619000 * 1e-3 * 5120 / 8, h200 = 2.0 * 3761000 * 1e-3 * 5120 / 8;  // (clock kHz, bus bits)
+  CHECK(std::fabs(h200 * 1e-3 - 4814) < 0.5 && std::fabs(h100 - 3.35e6) < 0.01e6, "peaks %.0f / %.0f", h100, h200);
+  auto pick = [](bool f32, int n, double peak) { return sgtrsv::hy_choose_order(f32, n, (n + 31) / 32, 32.0 * 32 * (f32 ? 4 : 8), peak, 0, -1, -1, 0); };
+  struct Seen {
+    bool   f32;
+    int    n, step, order;
+    double ratio;
+  };
+  const Seen seen[] = {{true, 16384, 200, 2, 1.21}, {true, 12288, 200, 0, 0.91}, {false, 16384, 360, 2, 1.35}, {false, 14336, 360, 2, 1.18}, {false, 20480, 480, 2, 1.26}};
+  for (const Seen &e : seen) {
+    const sgtrsv::HyOrderChoice c = pick(e.f32, e.n, h200);
+    CHECK(c.step_ns == e.step && c.order == e.order && std::fabs(c.ratio - e.ratio) < 0.006, "H200 %s n=%d: step %d order %d ratio %.3f, the GPU printed %d / %d / %.2f",
+          e.f32 ? "fp32" : "fp64", e.n, c.step_ns, c.order, c.ratio, e.step, e.order, e.ratio);
+  }
+  struct Switch {
+    bool   f32;
+    double peak;
+    int    lo, hi;  // order 0 at lo, order 2 from hi on (every 32 rows up to 32768)
+  };
+  const Switch sw[] = {{false, h100, 14848, 15360}, {true, h100, 15616, 15872}, {false, h200, 13824, 14080}, {true, h200, 14080, 14336}};
+  for (const Switch &w : sw) {
+    int first = -1;
+    for (int n = 4096; n <= 32768; n += 32) {
+      const int o = pick(w.f32, n, w.peak).order;
+      if (o == 2 && first < 0) first = n;
+      CHECK(first < 0 || o == 2, "%s peak %.0f: order %d at n=%d after order 2 from %d", w.f32 ? "fp32" : "fp64", w.peak, o, n, first);
+    }
+    CHECK(first > w.lo && first <= w.hi, "%s peak %.0f: order 2 from n=%d, expected (%d, %d]", w.f32 ? "fp32" : "fp64", w.peak, first, w.lo, w.hi);
+  }
+  // the overrides win
+  const sgtrsv::HyOrderChoice o = sgtrsv::hy_choose_order(true, 16384, 512, 4096, h200, 333, 77, 0, 2000);
+  CHECK(o.step_ns == 333 && o.lead == 77 && o.order == 0 && o.bw == 2.0e6, "overrides: step %d lead %d order %d bw %g", o.step_ns, o.lead, o.order, o.bw);
+}
+
 int main(int argc, char **argv)
 {
   bool quick;
@@ -996,6 +1036,7 @@ int main(int argc, char **argv)
   }
   if (!only || strcmp(only, "batch")) {
     job_tables(quick);
+    order_choice();
     xbar_protocol(quick);
     sweep<double>(quick);
     sweep<float>(quick);
