@@ -1560,8 +1560,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     }
     return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
   }();
-  // On the H200 (peak above 3.8e6) the model's step is shorter: fp32 200 ns below n = 20480, 260 from there; fp64 360 below
-  // n = 20480, 480 from there. With the H100's steps the H200's larger peak made the model's helpers too fast for the
+  // On the H200 (peak above 3.8e6) the model's step is shorter (values: hy_choose_order). With the H100's steps the H200's larger peak made the model's helpers too fast for the
   // chain: order 0 at fp32 / fp64 n = 16384, whose last quarter of block rows then ran at 0.54-0.59 us against 0.33 (fp32,
   // waiting for S), and an order 2 too lazy above. Measured on an H200, same lease, two rounds within 0.5 %
   // (bench/trsv/README.md, twenty-first session), us per call, plan / no plan, LN / UT, against the H100's values:
@@ -1570,7 +1569,6 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // 292.2 / 352.4; fp64 20480 / 24576 -4 to -8 %; fp32 / fp64 12288 within +-2 %. There order 2 starts at fp64 ratios
   // above 1.15 (below): n ~ 14000 (14336: ratio 1.18, order 2 against 0 -1.7 to -2.6 %, UT no plan +0.7 %; 15360 / 16384 /
   // 20480: -4 to -8.5 %, UT no plan +0.5 / 0 / -7.5 %).
-  // (hy_choose_order: the steps, the lead and the order's thresholds)
   const double        tb = (double)CB * CB * sizeof(T);
   const HyOrderChoice oc = hy_choose_order(f32, n, nb, tb, peak, step_env, lead_env, order_env, bw_env);
   const int           lead = oc.lead, step_ns = oc.step_ns;
@@ -1589,11 +1587,11 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
-  // streams at the HBM's pace: on an H100 fp64 from n ~ 15000, fp32 (where it exceeds them by 5 %) from
-  // n ~ 15800 with the model step of 320 ns), else 0 (by rows). The model: the helper warps, their tile time when all
-  // stream at ~90 % of the HBM's peak (or SG_TRSV_HYB_SIM_BW GB/s), at most ~10 GB/s per warp, a chain
-  // step of SG_TRSV_HYB_SIM_STEP ns (above: 480, fp32 below n = 24576 320), and chunks at most
-  // SG_TRSV_HYB_SIM_LEAD block rows ahead of the chain (above). The first measurements (with the step of
+  // streams at the HBM's pace: on an H100 fp64 from n ~ 15300, fp32 (where it exceeds them by 5 %) from
+  // n ~ 15800 with the model step of 320 ns; on an H200 fp64 ~ 14000, fp32 ~ 14200), else 0 (by rows). The model: the
+  // helper warps, their tile time when all stream at ~90 % of the HBM's peak (or SG_TRSV_HYB_SIM_BW GB/s), at most
+  // ~10 GB/s per warp, a chain step of SG_TRSV_HYB_SIM_STEP ns, and chunks at most SG_TRSV_HYB_SIM_LEAD block rows
+  // ahead of the chain (the steps, leads and thresholds: hy_choose_order, whose host test checks these switch points). The first measurements (with the step of
   // 480 ns everywhere; the fp32 16384 loss below was with it, and the step of 320 turned it into a gain): on an H100,
   // same lease (bench/trsv/README.md), order 2 with lead 192 against 0: fp64 n = 16384 LN / UT +3.1 /
   // +0.2 % (no plan), +2.4 / +0.6 % (plan), n = 32768 +0.5 to +1.4 %, fp32 UT n = 32768 +2.5 / +3.2 %;
