@@ -525,6 +525,18 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 // Shared memory: the 4 arrays (4*tile values, 1024-byte aligned for the swizzle), the team
 // words (9 per thread), the x staging buffers, the mbarrier.
 constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
+// Smallest teams that stream (host side; A/B overrides, bench/tri/README.md): SG_TRI_STREAM_MIN
+// (double contiguous, default TP_STREAM_MIN_TEAM, at least 32: the kernel's block is one team),
+// SG_TRI_STREAM_MIN_F (float single-tile systems, default 128), SG_TRI_STREAM_ILV_MIN (double
+// interleaved, default TP_STREAM_MIN_TEAM, at least 16).
+enum { TP_STREAM_CONTIG, TP_STREAM_FLOAT, TP_STREAM_ILV };
+static int tp_stream_min(int which)
+{
+  static const int v[3] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); const int k = e ? atoi(e) : TP_STREAM_MIN_TEAM; return k < 32 ? 32 : k; }(),
+                           [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); const int k = e ? atoi(e) : 128; return k < 32 ? 32 : k; }(),
+                           [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); const int k = e ? atoi(e) : TP_STREAM_MIN_TEAM; return k < 16 ? 16 : k; }()};
+  return v[which];
+}
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
 };
@@ -1048,8 +1060,8 @@ template <class T> struct tp_cuda_ex {
   //     systems (REDUCE + FINISH; 2^26: 36.2 -> 43.8 % before the reciprocal change, 48.5 after).
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
-    if (S.inter || p.team < TP_STREAM_MIN_TEAM || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
-    if (sizeof(T) == 4 && ((p.ntiles == 1 && p.team < 128) || p.team > TP_BLOCK)) return 0;  // float: see above
+    if (S.inter || p.team < (sizeof(T) == 4 ? 32 : tp_stream_min(TP_STREAM_CONTIG)) || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
+    if (sizeof(T) == 4 && ((p.ntiles == 1 && p.team < tp_stream_min(TP_STREAM_FLOAT)) || (p.ntiles > 1 && p.team < TP_STREAM_MIN_TEAM) || p.team > TP_BLOCK)) return 0;  // float: see above
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
@@ -1116,7 +1128,7 @@ template <class T> struct tp_cuda_ex {
   {
     if constexpr (sizeof(T) != 8) return false;
     else {
-      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < TP_STREAM_MIN_TEAM || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
+      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_min(TP_STREAM_ILV) || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
       const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
       if (smem > (size_t)sg_cuda_smem_optin()) return false;
       const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
