@@ -115,7 +115,7 @@ sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep, sg_fail_fn fail)
 }
 
 namespace {
-struct sg_dev_props { int sms = 0, smem = 0; };
+struct sg_dev_props { int sms = 0, smem = 0, mem_khz = 0, bus_bits = 0; };
 sg_dev_props sg_props()
 {
   static std::mutex   mtx;
@@ -126,6 +126,8 @@ sg_dev_props sg_props()
   if (!cache[dev].sms) {
     cudaDeviceGetAttribute(&cache[dev].sms, cudaDevAttrMultiProcessorCount, dev);
     cudaDeviceGetAttribute(&cache[dev].smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    cudaDeviceGetAttribute(&cache[dev].mem_khz, cudaDevAttrMemoryClockRate, dev);
+    cudaDeviceGetAttribute(&cache[dev].bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev);
     (void)cudaGetLastError();
   }
   return cache[dev];
@@ -134,6 +136,11 @@ sg_dev_props sg_props()
 
 int sg_cuda_num_sms(void) { int n = sg_props().sms; return n > 0 ? n : 1; }
 int sg_cuda_smem_optin(void) { int n = sg_props().smem; return n > 0 ? n : 48 * 1024; }
+double sg_cuda_hbm_peak(void)
+{
+  const sg_dev_props p = sg_props();
+  return p.mem_khz > 0 && p.bus_bits > 0 ? 2.0 * p.mem_khz * 1e-3 * p.bus_bits / 8 : 3.35e6;  // double data rate
+}
 
 extern "C" sg_status sg_ctx_set_deferred(sg_ctx *ctx, int on)
 {

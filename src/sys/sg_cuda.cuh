@@ -28,6 +28,10 @@ sg_status sg_dev_report_fetch(sg_ctx *ctx, sg_report *rep, sg_fail_fn fail = sg_
 // Device properties of the current device (cached per device).
 int sg_cuda_num_sms(void);
 int sg_cuda_smem_optin(void);  // max dynamic shared memory per block (opt-in), bytes
+// The HBM's peak by its memory clock and bus width, bytes per us (H100 SXM 3.35e6, H200 4.81e6; their
+// device-to-device copies move 3.01 / 4.26 TB/s counting reads and writes); 3.35e6 if the attributes fail.
+// Device-class choices of the kernels (trsv job order, tridiagonal streaming) are taken from it.
+double sg_cuda_hbm_peak(void);
 // cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
 PFN_cuTensorMapEncodeTiled_v12000 sg_tensor_map_encoder();
 

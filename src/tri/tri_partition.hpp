@@ -111,6 +111,32 @@ struct tp_plan {
   bool      open = false;  // CUDA: the next kernel of the solve may start early (tp_cuda_ex)
 };
 
+// Smallest teams (chunks, tp_plan::team) whose single-tile plans run on the GPU's streaming kernels
+// (persistent blocks that bring the next system by tensor / cp.async copies while this one is solved:
+// tp_stream_kernel for contiguous systems, tp_stream_ilv_kernel for interleaved double), by the
+// device's HBM peak in bytes per us (sg_cuda_hbm_peak): a kernel choice only, the plan and its
+// arithmetic are the same. The GPU's % of copy, auto, same lease, two rounds (bench/tri/README.md):
+//   H100 (3.35e6): fp64 contiguous m = 256 (team 32) 94.9 with tp_solve_kernel against 89.5
+//     streamed, interleaved m = 256 86.1 against 80.1, m = 512 68.9 against 82.7: contiguous and
+//     interleaved double stream from teams of 64 (m = 512); float from 128 (m = 2048: 83.1 / 84.6
+//     against 80.8 / 74.7 at m = 2048 / 4096; m = 512 / 1024 were measured only before the
+//     hardware reciprocal, 74.9 / 75.1 against 77.4 / 75.7).
+//   H200 (4.81e6; the kernels had gained 1.02-1.36x on its 1.42x bandwidth), ms per solve of
+//     2^24 unknowns: fp64 contiguous m = 256 0.2008-0.2014 -> 0.1739-0.1740 streamed (78.7 ->
+//     91.0 %); interleaved m = 128 (team 16) 0.1874-0.1879 -> 0.1739-0.1740, m = 256
+//     0.2360 -> 0.1981-0.1990; float contiguous m = 512 (team 32) 0.1068-0.1077 -> 0.0895-0.0900,
+//     m = 1024 0.1099-0.1104 -> 0.0866-0.0873 (82.9 -> 90.5 %). So there every such team streams.
+// The devices between are untested: the rule is a device-class threshold (3.8e6), like the trsv
+// job order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN override it (A/B).
+struct tp_stream_mins {
+  int contig, flt, ilv;  // double contiguous, float contiguous (single tile), double interleaved
+};
+inline tp_stream_mins tp_stream_min_teams(double peak)
+{
+  if (peak > 3.8e6) return {32, 32, 16};
+  return {64, 128, 64};
+}
+
 // Interleaved batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of
 // consecutive systems (16 double / 32 float) x 128 rows, in place of one tile of 16-byte rows
 // (m = 2048 double / 4096 float) or two passes over tiles of 32-byte rows (m = 4096 double). On

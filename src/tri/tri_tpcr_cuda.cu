@@ -525,17 +525,25 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 // Shared memory: the 4 arrays (4*tile values, 1024-byte aligned for the swizzle), the team
 // words (9 per thread), the x staging buffers, the mbarrier.
 constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
-// Smallest teams that stream (host side; A/B overrides, bench/tri/README.md): SG_TRI_STREAM_MIN
-// (double contiguous, default TP_STREAM_MIN_TEAM, at least 32: the kernel's block is one team),
-// SG_TRI_STREAM_MIN_F (float single-tile systems, default 128), SG_TRI_STREAM_ILV_MIN (double
-// interleaved, default TP_STREAM_MIN_TEAM, at least 16).
+// Smallest teams that stream: tp_stream_min_teams (tri_partition.hpp) by the HBM's peak, or the A/B
+// overrides SG_TRI_STREAM_MIN (double contiguous, at least 32: the kernel's block is one team),
+// SG_TRI_STREAM_MIN_F (float single-tile systems, at least 32), SG_TRI_STREAM_ILV_MIN (double
+// interleaved, at least 16). SG_TRI_STREAM_ILV_F=1 lets float interleaved systems stream too (A/B).
 enum { TP_STREAM_CONTIG, TP_STREAM_FLOAT, TP_STREAM_ILV };
 static int tp_stream_min(int which)
 {
-  static const int v[3] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); const int k = e ? atoi(e) : TP_STREAM_MIN_TEAM; return k < 32 ? 32 : k; }(),
-                           [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); const int k = e ? atoi(e) : 128; return k < 32 ? 32 : k; }(),
-                           [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); const int k = e ? atoi(e) : TP_STREAM_MIN_TEAM; return k < 16 ? 16 : k; }()};
-  return v[which];
+  static const int env[3] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); return e ? atoi(e) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); return e ? atoi(e) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); return e ? atoi(e) : -1; }()};
+  const tp_stream_mins r   = tp_stream_min_teams(sg_cuda_hbm_peak());
+  const int            k   = env[which] >= 0 ? env[which] : which == TP_STREAM_CONTIG ? r.contig : which == TP_STREAM_FLOAT ? r.flt : r.ilv;
+  const int            low = which == TP_STREAM_ILV ? 16 : 32;
+  return k < low ? low : k;
+}
+static bool tp_stream_ilv_float()
+{
+  static const bool on = [] { const char *e = getenv("SG_TRI_STREAM_ILV_F"); return e && e[0] == '1'; }();
+  return on;
 }
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
@@ -1046,22 +1054,23 @@ template <class T> struct tp_cuda_ex {
     raised = ok();
     return raised;
   }
-  // STREAM applies (SOLVE, FINISH and REDUCE): double contiguous systems, tiles of
-  // >= TP_STREAM_MIN_TEAM chunks (one team per block), rows a multiple of 128 bytes, 16-byte
-  // aligned arrays and system stride, shared memory enough; and the tensor maps encode.
-  // Measured on an H100, % of copy bandwidth (bench/tri/README.md):
+  // STREAM applies (SOLVE, FINISH and REDUCE): contiguous systems whose tiles have >= TP_STREAM_MIN_TEAM
+  // chunks (single tiles: >= tp_stream_min, by the device: tp_stream_min_teams), one team per block, rows
+  // a multiple of 128 bytes, 16-byte aligned arrays and system stride, shared memory enough; and the
+  // tensor maps encode. Measured on an H100, % of copy bandwidth (bench/tri/README.md):
   //   double m = 256 / 512 / 1024 / 2048 / 4096: STREAM 89.5 / 90.3 / 90.5 / 90.7 / 85.5,
   //     tp_solve_kernel 94.9 / 90.5 / 85.8 / 76.9 / 63.7;
   //   float (kernel launch bounds 256: teams of <= 256 chunks) with the correctly rounded
   //     reciprocal: batches m = 512 / 1024 / 2048 / 4096: STREAM 74.9 / 75.1 / 67.7 / 63.6,
   //     tp_solve_kernel 77.4 / 75.7 / 74.0 / 66.4 (compute-bound: the division chain); with
   //     the hardware reciprocal (tp_inv) m = 2048 / 4096: STREAM 83.1 / 84.6, tp_solve_kernel
-  //     80.8 / 74.7, so float streams teams of >= 128 chunks (m >= 2048), and the tiles of long
+  //     80.8 / 74.7, so float streams teams of >= 128 chunks (m >= 2048; on the H200 from 32), and the tiles of long
   //     systems (REDUCE + FINISH; 2^26: 36.2 -> 43.8 % before the reciprocal change, 48.5 after).
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
-    if (S.inter || p.team < (sizeof(T) == 4 ? 32 : tp_stream_min(TP_STREAM_CONTIG)) || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
-    if (sizeof(T) == 4 && ((p.ntiles == 1 && p.team < tp_stream_min(TP_STREAM_FLOAT)) || (p.ntiles > 1 && p.team < TP_STREAM_MIN_TEAM) || p.team > TP_BLOCK)) return 0;  // float: see above
+    const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : tp_stream_min(sizeof(T) == 4 ? TP_STREAM_FLOAT : TP_STREAM_CONTIG);
+    if (S.inter || p.team < least || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
+    if (sizeof(T) == 4 && p.team > TP_BLOCK) return 0;  // float: see above
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
@@ -1118,7 +1127,7 @@ template <class T> struct tp_cuda_ex {
     return true;
   }
   // Interleaved STREAM (tp_stream_ilv_kernel) applies to single-tile SOLVE plans of double
-  // systems with teams of >= TP_STREAM_MIN_TEAM chunks and rows of >= 32 bytes per block (spb >= 4:
+  // systems with teams of >= tp_stream_min chunks (on the H100: 64) and rows of >= 32 bytes per block (spb >= 4:
   // m = 512 and 1024), when the shared memory fits. Measured on an H100 (fp64 interleaved, % of
   // copy, bench/tri/README.md): m = 512 / 1024: 82.7 / 66.7 against 68.9 / 49.3 with
   // tp_solve_kernel; m = 256 (teams of 32: 2 blocks of 256 per SM already overlap) 80.1 against
@@ -1126,18 +1135,16 @@ template <class T> struct tp_cuda_ex {
   // at 128 registers) and ran slower than tp_solve_kernel (m = 1024: 52.5 against 56.4).
   bool stream_ilv(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
-    if constexpr (sizeof(T) != 8) return false;
-    else {
-      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_min(TP_STREAM_ILV) || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
-      const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
-      if (smem > (size_t)sg_cuda_smem_optin()) return false;
-      const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                           reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
-      const char *what = "launching the tpcr interleaved stream kernel";
-      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-      return true;
-    }
+    if (sizeof(T) != 8 && !tp_stream_ilv_float()) return false;
+    if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_min(TP_STREAM_ILV) || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
+    const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
+    if (smem > (size_t)sg_cuda_smem_optin()) return false;
+    const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+    const char *what = "launching the tpcr interleaved stream kernel";
+    if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+    else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+    return true;
   }
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
   // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level

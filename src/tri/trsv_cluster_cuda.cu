@@ -1549,17 +1549,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // 373.5-373.7 / 370.9-372.7, fp32 18432 every variant 4-6 % faster; fp32 15360 (ratio 1.02) and 14336 stay on
   // order 0 (order 2 there: op = T 3.5-5 % slower); at 24576 / 32768 the step 320 is within +1 / -0.5 % of 480,
   // which stays there.
-  // The HBM's peak by its clock and bus width (bytes per us): H100 SXM 3.35e6, H200 4.81e6 (their copies move 3.01 / 4.26
-  // TB/s counting reads and writes).
-  static const double peak = [] {
-    int dev = 0, khz = 0, bits = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess || khz <= 0 || bits <= 0) {
-      (void)cudaGetLastError();
-      return 3.35e6;  // bytes per us (H100 SXM)
-    }
-    return 2.0 * khz * 1e-3 * bits / 8;  // bytes per us
-  }();
+  // The HBM's peak (bytes per us, sg_cuda_hbm_peak): H100 SXM 3.35e6, H200 4.81e6.
+  const double peak = sg_cuda_hbm_peak();
   // On the H200 (peak above 3.8e6) the model's step is shorter (values: hy_choose_order). With the H100's steps the H200's larger peak made the model's helpers too fast for the
   // chain: order 0 at fp32 / fp64 n = 16384, whose last quarter of block rows then ran at 0.54-0.59 us against 0.33 (fp32,
   // waiting for S), and an order 2 too lazy above. Measured on an H200, same lease, two rounds within 0.5 %

@@ -10,6 +10,7 @@
 // sentinel that must survive. Exit status 1 on any failure.
 #include "tri_test_util.hpp"
 #include "tri/tri_team.hpp"  // internal: order-independence check of the team algorithms
+#include "tri/tri_partition.hpp"  // internal: the streaming kernels' thresholds by device class
 #include <algorithm>
 #include <numeric>
 
@@ -305,9 +306,35 @@ static void order_independence()
       }
 }
 
+// The smallest m (a power of two from 64) whose single-tile plan's team reaches the streaming threshold.
+template <class T> static long long stream_from(int layout, int least)
+{
+  for (long long m = 64; m <= 8192; m *= 2)
+    if (tp_make_plan<T>(layout, m, 4096).team >= least) return m;
+  return -1;
+}
+// The streaming kernels' thresholds by the HBM's peak (tp_stream_min_teams): the switch points that
+// bench/tri/README.md measured and states (H100: fp64 contiguous / interleaved from m = 512, fp32
+// contiguous from 2048; H200: fp64 contiguous from 256, interleaved from 128, fp32 from 512).
+static void stream_thresholds()
+{
+  const struct { const char *dev; double peak; long long cd, cf, id; } cases[] = {{"H100", 3.35e6, 512, 2048, 512}, {"H200", 4.81e6, 256, 512, 128}};
+  for (const auto &c : cases) {
+    const tp_stream_mins k  = tp_stream_min_teams(c.peak);
+    const long long      cd = stream_from<double>(SG_TRI_CONTIGUOUS, k.contig), cf = stream_from<float>(SG_TRI_CONTIGUOUS, k.flt),
+                         id = stream_from<double>(SG_TRI_INTERLEAVED, k.ilv);
+    const bool ok = cd == c.cd && cf == c.cf && id == c.id;
+    CHECK(ok, "%s streaming from m = %lld / %lld / %lld (fp64 contiguous / fp32 contiguous / fp64 interleaved), expected %lld / %lld / %lld", c.dev,
+          cd, cf, id, c.cd, c.cf, c.id);
+    printf("%s streaming thresholds %s: fp64 contiguous m >= %lld, fp32 contiguous m >= %lld, fp64 interleaved m >= %lld\n", ok ? "ok  " : "FAIL", c.dev,
+           cd, cf, id);
+  }
+}
+
 static void misc()
 {
   order_independence();
+  stream_thresholds();
   // sg_tri_thomas_ref against dgtsv on a prime-size system
   const int n = 53;
   std::vector<double> dl(n), d(n), du(n), bx(n), L(n), D(n), U(n), X(n);
