@@ -528,7 +528,7 @@ constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
 // Smallest teams that stream: tp_stream_min_teams (tri_partition.hpp) by the HBM's peak, or the A/B
 // overrides SG_TRI_STREAM_MIN (double contiguous, at least 32: the kernel's block is one team),
 // SG_TRI_STREAM_MIN_F (float single-tile systems, at least 32), SG_TRI_STREAM_ILV_MIN (double
-// interleaved, at least 16). SG_TRI_STREAM_ILV_F=1 lets float interleaved systems stream too (A/B).
+// interleaved, at least 16).
 enum { TP_STREAM_CONTIG, TP_STREAM_FLOAT, TP_STREAM_ILV };
 static int tp_stream_min(int which)
 {
@@ -539,11 +539,6 @@ static int tp_stream_min(int which)
   const int            k   = env[which] >= 0 ? env[which] : which == TP_STREAM_CONTIG ? r.contig : which == TP_STREAM_FLOAT ? r.flt : r.ilv;
   const int            low = which == TP_STREAM_ILV ? 16 : 32;
   return k < low ? low : k;
-}
-static bool tp_stream_ilv_float()
-{
-  static const bool on = [] { const char *e = getenv("SG_TRI_STREAM_ILV_F"); return e && e[0] == '1'; }();
-  return on;
 }
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
@@ -1132,19 +1127,23 @@ template <class T> struct tp_cuda_ex {
   // copy, bench/tri/README.md): m = 512 / 1024: 82.7 / 66.7 against 68.9 / 49.3 with
   // tp_solve_kernel; m = 256 (teams of 32: 2 blocks of 256 per SM already overlap) 80.1 against
   // 86.1; m = 2048 (spb = 2, 16-byte rows) 40.5 against 41.8. float: the kernel spills (124 bytes
-  // at 128 registers) and ran slower than tp_solve_kernel (m = 1024: 52.5 against 56.4).
+  // at 128 registers) and ran slower than tp_solve_kernel (m = 1024: 52.5 against 56.4); on the H200 too
+  // (172 bytes of spills; ms, m = 256 / 512 / 1024: 0.1393-0.1397 / 0.1550-0.1583 / 0.1866-0.1882 against
+  // 0.1173-0.1176 / 0.1474-0.1483 / 0.1745-0.1751), so float never streams interleaved.
   bool stream_ilv(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
-    if (sizeof(T) != 8 && !tp_stream_ilv_float()) return false;
-    if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_min(TP_STREAM_ILV) || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
-    const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
-    if (smem > (size_t)sg_cuda_smem_optin()) return false;
-    const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
-    const char *what = "launching the tpcr interleaved stream kernel";
-    if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-    else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-    return true;
+    if constexpr (sizeof(T) != 8) return false;
+    else {
+      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_min(TP_STREAM_ILV) || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
+      const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
+      if (smem > (size_t)sg_cuda_smem_optin()) return false;
+      const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                           reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+      const char *what = "launching the tpcr interleaved stream kernel";
+      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+      return true;
+    }
   }
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
   // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level
