@@ -318,6 +318,12 @@ template <class T> static long long stream_from(int layout, int least)
 // contiguous from 2048; H200: fp64 contiguous from 256, interleaved from 128, fp32 from 512).
 static void stream_thresholds()
 {
+  // the default plans only: the .fuse variants' SG_TRI_FUSE_MIN=1 turns interleaved m >= 129 into fused plans
+  for (const char *knob : {"SG_TRI_FUSE_MIN", "SG_TRI_FUSE_SPB"})
+    if (getenv(knob)) {
+      printf("skip streaming thresholds (%s is set: not the default plans)\n", knob);
+      return;
+    }
   const struct { const char *dev; double peak; long long cd, cf, id; } cases[] = {{"H100", 3.35e6, 512, 2048, 512}, {"H200", 4.81e6, 256, 512, 128}};
   for (const auto &c : cases) {
     const tp_stream_mins k  = tp_stream_min_teams(c.peak);
