@@ -122,10 +122,10 @@ struct tp_plan {
 //     against 80.8 / 74.7 at m = 2048 / 4096; m = 512 / 1024 were measured only before the
 //     hardware reciprocal, 74.9 / 75.1 against 77.4 / 75.7).
 //   H200 (4.81e6; the kernels had gained 1.02-1.36x on its 1.42x bandwidth), ms per solve of
-//     2^24 unknowns: fp64 contiguous m = 256 0.2008-0.2014 -> 0.1739-0.1740 streamed (78.7 ->
-//     91.0 %); interleaved m = 128 (team 16) 0.1874-0.1879 -> 0.1739-0.1740, m = 256
+//     2^24 unknowns: fp64 contiguous m = 256 0.2008-0.2014 -> 0.1739-0.1740 streamed (78.7 -> 90.0 % of copy in
+//     the full run); interleaved m = 128 (team 16) 0.1874-0.1879 -> 0.1739-0.1740, m = 256
 //     0.2360 -> 0.1981-0.1990; float contiguous m = 512 (team 32) 0.1068-0.1077 -> 0.0895-0.0900,
-//     m = 1024 0.1099-0.1104 -> 0.0866-0.0873 (82.9 -> 90.5 %). So there every such team streams.
+//     m = 1024 0.1099-0.1104 -> 0.0866-0.0873 (71.5 -> 90.1 %; bench/tri/README.md, eighth session). So there every such team streams.
 // The devices between are untested: the rule is a device-class threshold (3.8e6), like the trsv
 // job order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN override it (A/B).
 struct tp_stream_mins {
