@@ -540,6 +540,13 @@ static int tp_stream_min(int which)
   const int            low = which == TP_STREAM_ILV ? 16 : 32;
   return k < low ? low : k;
 }
+// SG_TRI_STREAM_MULTI=1: contiguous single tiles of teams < 32 chunks (m <= 128 double / 256 float), whose warps hold
+// 32 / team systems, stream too (tp_stream_kernel with spb systems per item, a 3-D tensor box). A/B, default off.
+static bool tp_stream_multi()
+{
+  static const bool on = [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e && e[0] == '1'; }();
+  return on;
+}
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
 };
@@ -561,23 +568,28 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
   }
 }
 // DYN (FINISH of a large solve only, with O.tick): items after the first by ticket (below); a
-// separate instantiation, so that the single-tile batches' SOLVE keeps its code
-template <class T, int Q, bool RED, bool DYN = false>
-__global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
+// separate instantiation, so that the single-tile batches' SOLVE keeps its code. MULTI (SOLVE of
+// single tiles of teams < 32 chunks): one warp of spb = 32 / team systems per item, the box holds
+// spb systems; a separate instantiation too (the general one's indexing made the double SOLVE spill).
+template <class T, int Q, bool RED, bool DYN = false, bool MULTI = false>
+__global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK,
+                                  MULTI ? 65536 / (128 * TP_BLOCK_CONTIG) : 1) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                  const __grid_constant__ tp_maps M, const tp_out<T> O)
 {
   extern __shared__ __align__(1024) unsigned char tp_smem[];
   constexpr int   R    = 128 / (int)sizeof(T);  // rows per 128-byte tensor row
-  const int       team = P.team, j = (int)threadIdx.x;
-  const long long tile = P.tile, items = S.nbatch * P.ntiles;
+  static_assert(!(MULTI && (RED || DYN)), "MULTI is a SOLVE of single tiles");
+  const int       team = P.team, spb = MULTI ? P.spb : 1, nthr = team * spb;
+  const int       sl = MULTI ? (int)threadIdx.x / team : 0, j = MULTI ? (int)threadIdx.x % team : (int)threadIdx.x;
+  const long long tile = P.tile, items = P.groups * P.ntiles;
   unsigned char  *base  = tp_smem + ((1024 - (smem_u32(tp_smem) & 1023)) & 1023);
-  T *const        buf   = reinterpret_cast<T *>(base);
-  T *const        W     = buf + 4 * tile;
-  unsigned char  *stage = reinterpret_cast<unsigned char *>(W + 9 * team);
-  auto *const     bar   = reinterpret_cast<unsigned long long *>(stage + (team / 32) * tp_stage_bytes<T>());
+  T *const        buf   = reinterpret_cast<T *>(base);  // [array][system of the group][tile]
+  T *const        W     = buf + 4 * tile * spb;
+  unsigned char  *stage = reinterpret_cast<unsigned char *>(W + 9 * nthr);
+  auto *const     bar   = reinterpret_cast<unsigned long long *>(stage + (nthr + 31) / 32 * tp_stage_bytes<T>());
   long long *const nxs  = reinterpret_cast<long long *>(bar + 1);  // the next item (DYN)
   static_assert(!(RED && DYN), "tickets are for the FINISH");
-  // item -> (system, tile); FINISH walks the tiles of a system backwards (L2 reuse, as tp_solve_kernel)
+  // item -> (group of spb systems, tile); FINISH walks the tiles of a system backwards (L2 reuse, as tp_solve_kernel)
   auto where = [&](long long it, long long &s, long long &t) {
     s = it / P.ntiles;
     t = it % P.ntiles;
@@ -586,9 +598,9 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
   auto issue = [&](long long it) {  // thread 0; a box is a whole tile (rows past m arrive as 0)
     long long s, t;
     where(it, s, t);
-    mbar_expect(bar, 4u * (unsigned)(tile * (long long)sizeof(T)));
+    mbar_expect(bar, 4u * (unsigned)(tile * spb * (long long)sizeof(T)));  // (systems past nbatch arrive as 0 too)
 #pragma unroll
-    for (int k = 0; k < 4; k++) tp_tma_load_3d(buf + k * tile, &M.m[k], (int)(t * tile / R), (int)s, bar);
+    for (int k = 0; k < 4; k++) tp_tma_load_3d(buf + k * tile * spb, &M.m[k], (int)(t * tile / R), (int)(s * spb), bar);
   };
   // The user's arrays are read by no earlier kernel's writes: the first tile of a FINISH comes
   // while the reduced levels are still being solved (programmatic launch)
@@ -606,15 +618,15 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
   // of its blocks started late (SMs still held by that level): after its first item, each block
   // takes the next by ticket, so a late block takes fewer instead of ending last
   for (long long it = blockIdx.x; it < items; phase ^= 1) {
-    long long s, t;
-    where(it, s, t);
-    const long long ts = t * tile, te = ts + tile < S.m ? ts + tile : S.m, g0 = ts + (long long)j * Q;
-    tp_dev_team     tm{rep, s, S.rscale, true};
+    long long g, t;
+    where(it, g, t);
+    const long long s = g * spb + sl, ts = t * tile, te = ts + tile < S.m ? ts + tile : S.m, g0 = ts + (long long)j * Q;
+    tp_dev_team     tm{rep, s, S.rscale, !MULTI || s < S.nbatch};
     T               a[Q], b[Q], c[Q], r[Q];
     mbar_wait(bar, phase);
-    if (g0 < te) {  // m is a multiple of the 128-byte row, so a chunk is whole or past the end
-      const long long l = g0 - ts;
-      tp_ld_swz<Q>(buf, l, a); tp_ld_swz<Q>(buf + tile, l, b); tp_ld_swz<Q>(buf + 2 * tile, l, c); tp_ld_swz<Q>(buf + 3 * tile, l, r);
+    if (tm.active && g0 < te) {  // m is a multiple of the 128-byte row, so a chunk is whole or past the end
+      const long long l = sl * tile + (g0 - ts), ta = tile * spb;
+      tp_ld_swz<Q>(buf, l, a); tp_ld_swz<Q>(buf + ta, l, b); tp_ld_swz<Q>(buf + 2 * ta, l, c); tp_ld_swz<Q>(buf + 3 * ta, l, r);
     } else {
 #pragma unroll
       for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
@@ -629,16 +641,17 @@ __global__ void __launch_bounds__(sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK) tp_s
       }
       if constexpr (DYN) *nxs = nx;
     }
-    if (g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
+    if (tm.active && g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
     if constexpr (RED) {
       tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? Q : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);
     } else {
-      tp_team_solve<Q, !DYN>(tm, a, b, c, r, W, 1, j, team, ts, g0, tol, 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
-      if (g0 < te) tp_check_x<Q>(tm, r, g0, te);
+      // MULTI: the block is one warp of 32 / team teams (warp barriers, as tp_solve_kernel's)
+      tp_team_solve<Q, !DYN>(tm, a, b, c, r, W + sl * 9 * team, 1, j, team, ts, g0, tol, MULTI ? 0xffffffffu : 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
+      if (tm.active && g0 < te) tp_check_x<Q>(tm, r, g0, te);
       long long  o0 = 0;
-      const bool co = tp_warp_contig<Q>(g0 + Q <= te, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
+      const bool co = tp_warp_contig<Q>(tm.active && g0 + Q <= te, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
       if (co) tp_warp_store<Q>(S.x, o0, stage, r);
-      else if (g0 < te) tp_dev_store<Q, false>(S, s, g0, te, r);
+      else if (tm.active && g0 < te) tp_dev_store<Q, false>(S, s, g0, te, r);
     }
     if constexpr (DYN) {
       __syncthreads();  // thread 0's *nxs
@@ -1063,14 +1076,19 @@ template <class T> struct tp_cuda_ex {
   //     systems (REDUCE + FINISH; 2^26: 36.2 -> 43.8 % before the reciprocal change, 48.5 after).
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
-    const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : tp_stream_min(sizeof(T) == 4 ? TP_STREAM_FLOAT : TP_STREAM_CONTIG);
-    if (S.inter || p.team < least || p.spb != 1 || S.rs != 1 || S.nbatch * p.ntiles > INT_MAX) return 0;
-    if (sizeof(T) == 4 && p.team > TP_BLOCK) return 0;  // float: see above
+    if (S.inter || S.rs != 1 || p.groups * p.ntiles > INT_MAX) return 0;
+    if (p.spb > 1) {  // single tiles of teams < 32 chunks, spb systems per warp (SG_TRI_STREAM_MULTI)
+      if (!tp_stream_multi() || p.ntiles != 1 || p.team * p.spb != TP_BLOCK_CONTIG || p.spb > 256) return 0;
+    } else {
+      const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : tp_stream_min(sizeof(T) == 4 ? TP_STREAM_FLOAT : TP_STREAM_CONTIG);
+      if (p.team < least || (sizeof(T) == 4 && p.team > TP_BLOCK)) return 0;  // float: see above
+    }
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
     if ((al & 15) || rb % 128 || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
-    const size_t smem = 1024 + (size_t)4 * p.tile * sizeof(T) + (size_t)9 * p.team * sizeof(T) + (size_t)(p.team / 32) * tp_stage_bytes<T>() + 16;
+    const int    nthr = p.team * p.spb;
+    const size_t smem = 1024 + (size_t)4 * p.tile * p.spb * sizeof(T) + (size_t)9 * nthr * sizeof(T) + (size_t)((nthr + 31) / 32) * tp_stage_bytes<T>() + 16;
     return smem <= (size_t)sg_cuda_smem_optin() ? smem : 0;
   }
   // arrays as [system][row / R][R] (R = 128 bytes of rows), a box = one tile (rows past m
@@ -1081,7 +1099,7 @@ template <class T> struct tp_cuda_ex {
     if (!encode) return false;
     constexpr cuuint32_t R = 128 / sizeof(T);
     const cuuint64_t     dims[3] = {R, (cuuint64_t)(S.m / R), (cuuint64_t)S.nbatch}, strides[2] = {128, (cuuint64_t)S.ss * sizeof(T)};
-    const cuuint32_t     box[3] = {R, (cuuint32_t)(p.tile / R), 1}, estr[3] = {1, 1, 1};
+    const cuuint32_t     box[3] = {R, (cuuint32_t)(p.tile / R), (cuuint32_t)p.spb}, estr[3] = {1, 1, 1};  // spb systems per box
     const T             *arr[4] = {S.dl, S.d, S.du, S.b};
     memset(&M, 0, sizeof M);
     for (int k = 0; k < 4; k++)
@@ -1115,10 +1133,15 @@ template <class T> struct tp_cuda_ex {
     const char *what = "launching the tpcr stream kernel";
     if constexpr (!RED)
       if (O.tick) {
-        launch_persistent<tp_stream_kernel<T, Q, false, true>>(S.nbatch * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+        launch_persistent<tp_stream_kernel<T, Q, false, true>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
         return true;
       }
-    launch_persistent<tp_stream_kernel<T, Q, RED>>(S.nbatch * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+    if constexpr (!RED)
+      if (p.spb > 1) {
+        launch_persistent<tp_stream_kernel<T, Q, false, false, true>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+        return true;
+      }
+    launch_persistent<tp_stream_kernel<T, Q, RED>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
     return true;
   }
   // Interleaved STREAM (tp_stream_ilv_kernel) applies to single-tile SOLVE plans of double

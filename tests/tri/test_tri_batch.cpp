@@ -1,5 +1,6 @@
 // Batched tridiagonal solvers: every algorithm, both layouts (and ld > m / ld > nbatch),
-// float and double, odd/prime/power-of-two sizes and several batch counts, against LAPACK
+// float and double, odd/prime/power-of-two sizes (64 / 128: rows of whole 128-byte lines, for the
+// streaming kernels) and several batch counts, against LAPACK
 // dgtsv (partial pivoting, double, on copies of the same input values).
 //   (no args)  host twin
 //   --quick    reduced case set (for valgrind)
@@ -18,7 +19,7 @@ static const sg_tri_alg kAlgs[] = {SG_TRI_THOMAS, SG_TRI_CR, SG_TRI_PCR, SG_TRI_
 
 template <class T> static void sweep(bool quick)
 {
-  const std::vector<long long> ms  = quick ? std::vector<long long>{1, 2, 3, 17, 127, 1000} : std::vector<long long>{1, 2, 3, 17, 127, 512, 1000, 4097};
+  const std::vector<long long> ms  = quick ? std::vector<long long>{1, 2, 3, 17, 127, 128, 1000} : std::vector<long long>{1, 2, 3, 17, 64, 127, 128, 512, 1000, 4097};
   const std::vector<long long> nbs = quick ? std::vector<long long>{1, 3, 100} : std::vector<long long>{1, 3, 100, 2000};
   const long long limit = quick ? 3000 : 300000;  // total rows per case, keeps the run at a few seconds
   unsigned seed = 1;
