@@ -126,15 +126,21 @@ struct tp_plan {
 //     the full run); interleaved m = 128 (team 16) 0.1874-0.1879 -> 0.1739-0.1740, m = 256
 //     0.2360 -> 0.1981-0.1990; float contiguous m = 512 (team 32) 0.1068-0.1077 -> 0.0895-0.0900,
 //     m = 1024 0.1099-0.1104 -> 0.0866-0.0873 (71.5 -> 90.1 %; bench/tri/README.md, eighth session). So there every such team streams.
+//   On the H200 the teams of < 32 chunks stream too (multi: a warp of 32 / team systems per item;
+//     bench/tri/README.md, eighth session), ms: fp64 m = 64 / 128 0.1788-0.1789 / 0.1898-0.1899 -> 0.1676-0.1688 /
+//     0.1643-0.1651 (93.8 / 95.7 % of copy), fp32 m = 64 / 128 / 256 0.0949-0.0950 / 0.0983-0.0986 /
+//     0.1024-0.1028 -> 0.0885-0.0888 / 0.0870-0.0871 / 0.0900-0.0901 (88.9 / 90.5 / 87.5 %); the H100
+//     keeps tp_solve_kernel there (92 / 90 % at fp64 m = 64 / 128; multi not measured on it).
 // The devices between are untested: the rule is a device-class threshold (3.8e6), like the trsv
-// job order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN override it (A/B).
+// job order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _MULTI override it (A/B).
 struct tp_stream_mins {
-  int contig, flt, ilv;  // double contiguous, float contiguous (single tile), double interleaved
+  int  contig, flt, ilv;  // double contiguous, float contiguous (single tile), double interleaved
+  bool multi;             // contiguous single tiles of teams < 32 chunks (several systems per warp) stream too
 };
 inline tp_stream_mins tp_stream_min_teams(double peak)
 {
-  if (peak > 3.8e6) return {32, 32, 16};
-  return {64, 128, 64};
+  if (peak > 3.8e6) return {32, 32, 16, true};
+  return {64, 128, 64, false};
 }
 
 // Interleaved batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of

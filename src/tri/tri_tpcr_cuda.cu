@@ -540,12 +540,13 @@ static int tp_stream_min(int which)
   const int            low = which == TP_STREAM_ILV ? 16 : 32;
   return k < low ? low : k;
 }
-// SG_TRI_STREAM_MULTI=1: contiguous single tiles of teams < 32 chunks (m <= 128 double / 256 float), whose warps hold
-// 32 / team systems, stream too (tp_stream_kernel with spb systems per item, a 3-D tensor box). A/B, default off.
+// Contiguous single tiles of teams < 32 chunks (m <= 128 double / 256 float), whose warps hold 32 / team systems,
+// stream too where tp_stream_min_teams says so (the H200; tp_stream_kernel MULTI: spb systems per item, a 3-D
+// tensor box); SG_TRI_STREAM_MULTI=0 / 1 overrides it (A/B).
 static bool tp_stream_multi()
 {
-  static const bool on = [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e && e[0] == '1'; }();
-  return on;
+  static const int env = [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
+  return env >= 0 ? env == 1 : tp_stream_min_teams(sg_cuda_hbm_peak()).multi;
 }
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
@@ -571,9 +572,11 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
 // separate instantiation, so that the single-tile batches' SOLVE keeps its code. MULTI (SOLVE of
 // single tiles of teams < 32 chunks): one warp of spb = 32 / team systems per item, the box holds
 // spb systems; a separate instantiation too (the general one's indexing made the double SOLVE spill).
+// MULTI's registers are capped at 170 (12 warps per SM): capped at 128 it spilled 48 bytes (double) and
+// was slower, fp64 m = 64 0.1816-0.1828 ms against 0.1676-0.1688 (H200, bench/tri/README.md).
 template <class T, int Q, bool RED, bool DYN = false, bool MULTI = false>
 __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK,
-                                  MULTI ? 65536 / (128 * TP_BLOCK_CONTIG) : 1) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
+                                  MULTI ? 12 : 1) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                  const __grid_constant__ tp_maps M, const tp_out<T> O)
 {
   extern __shared__ __align__(1024) unsigned char tp_smem[];
@@ -604,14 +607,14 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
   };
   // The user's arrays are read by no earlier kernel's writes: the first tile of a FINISH comes
   // while the reduced levels are still being solved (programmatic launch)
-  if (j == 0) {
+  if (threadIdx.x == 0) {
     mbar_init(bar);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     if (S.user && blockIdx.x < items) issue(blockIdx.x);
   }
   sg_pdl_wait();
-  if (j == 0 && !S.user && blockIdx.x < items) issue(blockIdx.x);
-  if (RED && O.tick && blockIdx.x == 0 && j == 0) *O.tick = 0u;  // for this solve's FINISH
+  if (threadIdx.x == 0 && !S.user && blockIdx.x < items) issue(blockIdx.x);
+  if (RED && O.tick && blockIdx.x == 0 && threadIdx.x == 0) *O.tick = 0u;  // for this solve's FINISH
   __syncthreads();
   unsigned phase = 0;
   // A FINISH whose level before it opened early (P.open of that level: tp_cuda_ex) may find some
@@ -632,7 +635,7 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
       for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
     }
     __syncthreads();  // the buffer is free (generic reads done): fetch the next item now
-    if (j == 0) {
+    if (threadIdx.x == 0) {
       long long nx = it + gridDim.x;
       if constexpr (DYN) nx = (long long)gridDim.x + (long long)atomicAdd(O.tick, 1u);
       if (nx < items) {
@@ -1077,7 +1080,7 @@ template <class T> struct tp_cuda_ex {
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
     if (S.inter || S.rs != 1 || p.groups * p.ntiles > INT_MAX) return 0;
-    if (p.spb > 1) {  // single tiles of teams < 32 chunks, spb systems per warp (SG_TRI_STREAM_MULTI)
+    if (p.spb > 1) {  // single tiles of teams < 32 chunks, spb systems per warp (tp_stream_multi)
       if (!tp_stream_multi() || p.ntiles != 1 || p.team * p.spb != TP_BLOCK_CONTIG || p.spb > 256) return 0;
     } else {
       const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : tp_stream_min(sizeof(T) == 4 ? TP_STREAM_FLOAT : TP_STREAM_CONTIG);
