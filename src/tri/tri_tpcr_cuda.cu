@@ -33,10 +33,11 @@
 //   batches run one warp (teams < 32 chunks, warp barriers only) or one team per block, so
 //   blocks run decoupled; interleaved ones 256 threads (512 from 512 rows: longer runs of
 //   consecutive systems per row), with an L2::128B line-fetch hint on the row loads. Double
-//   teams of >= 64 chunks (float: >= 128) and the tiles of long systems use tp_stream_kernel:
+//   teams of >= 64 chunks (float: >= 128; on the H200 every contiguous team, tp_stream_min_teams)
+//   and the tiles of long systems use tp_stream_kernel:
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
-//   batches of m = 512 / 1024 use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
+//   batches of m = 512 / 1024 (on the H200 from m = 128) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
 //   group's rows, the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
