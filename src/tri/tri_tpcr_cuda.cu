@@ -1082,7 +1082,8 @@ template <class T> struct tp_cuda_ex {
   {
     if (S.inter || S.rs != 1 || p.groups * p.ntiles > INT_MAX) return 0;
     if (p.spb > 1) {  // single tiles of teams < 32 chunks, spb systems per warp (tp_stream_multi)
-      if (!tp_stream_multi() || p.ntiles != 1 || p.team * p.spb != TP_BLOCK_CONTIG || p.spb > 256) return 0;
+      // (tiles of >= 64 rows: the shapes run on the GPU, m = 64-256; the smaller ones keep tp_solve_kernel)
+      if (!tp_stream_multi() || p.ntiles != 1 || p.team * p.spb != TP_BLOCK_CONTIG || p.spb > 256 || p.tile < 64) return 0;
     } else {
       const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : tp_stream_min(sizeof(T) == 4 ? TP_STREAM_FLOAT : TP_STREAM_CONTIG);
       if (p.team < least || (sizeof(T) == 4 && p.team > TP_BLOCK)) return 0;  // float: see above
