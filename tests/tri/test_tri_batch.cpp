@@ -175,12 +175,14 @@ template <class T> static void bad_inputs()
 {
   const char *pn = pname<T>();
   for (int lay = 0; lay < 2; lay++)
-    // 1024 double: the CUDA streaming kernels (both layouts); 2048: the fused interleaved kernel,
-    // its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10: 16-byte rows)
-    for (long long mbp : {37ll, 1024ll, 2048ll, -2048ll})
+    // 1024 double: the CUDA streaming kernels (both layouts); 128 contiguous: on the H200 the
+    // streaming kernel's several teams per warp (MULTI, with padding systems: nb = 9); 2048: the fused
+    // interleaved kernel, its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10:
+    // 16-byte rows)
+    for (long long mbp : {37ll, 128ll, 1024ll, 2048ll, -2048ll})
     for (sg_tri_alg alg : kAlgs) {
       const long long mb = mbp < 0 ? -mbp : mbp, ldi = mbp < 0 ? 10 : 9;
-      if (mb >= 1024 && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
+      if ((mb >= 1024 || mb == 128) && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
       if (mbp < 0 && lay == 0) continue;
       for (int what = 0; what < 2; what++) {
         Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : ldi, 0, 777);
