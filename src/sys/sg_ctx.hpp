@@ -59,6 +59,10 @@ SG_HD bool sg_bad_pivot(T a, T b, T c, T tol)
   T s = fabs(a) + fabs(b) + fabs(c);
   return !(fabs(b) > tol * s) || !(s < (T)INFINITY);  // catches 0, tiny, NaN and Inf
 }
+// The device class of the kernels' measured choices, by the HBM's peak in bytes per us (sg_cuda_hbm_peak:
+// H100 SXM 3.35e6, H200 4.81e6): true for the H200's class. Fitted on those two devices only (the trsv
+// job order, hy_choose_order; the tridiagonal streaming, tp_stream_min_teams).
+inline bool sg_hbm_fast(double peak) { return peak > 3.8e6; }
 template <class T> SG_HD T sg_default_pivtol() { return sizeof(T) == 8 ? (T)2.220446049250313e-14 : (T)1.1920929e-5; }
 
 #if defined(SG_HAVE_CUDA)

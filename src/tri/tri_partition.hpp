@@ -131,15 +131,15 @@ struct tp_plan {
 //     0.1643-0.1651 (93.8 / 95.7 % of copy), fp32 m = 64 / 128 / 256 0.0949-0.0950 / 0.0983-0.0986 /
 //     0.1024-0.1028 -> 0.0885-0.0888 / 0.0870-0.0871 / 0.0900-0.0901 (88.9 / 90.5 / 87.5 %); the H100
 //     keeps tp_solve_kernel there (92 / 90 % at fp64 m = 64 / 128; multi not measured on it).
-// The devices between are untested: the rule is a device-class threshold (3.8e6), like the trsv
-// job order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _MULTI override it (A/B).
+// The devices between are untested: the rule is the device class (sg_hbm_fast), as the trsv job
+// order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _MULTI override it (A/B).
 struct tp_stream_mins {
   int  contig, flt, ilv;  // double contiguous, float contiguous (single tile), double interleaved
   bool multi;             // contiguous single tiles of teams < 32 chunks (several systems per warp) stream too
 };
 inline tp_stream_mins tp_stream_min_teams(double peak)
 {
-  if (peak > 3.8e6) return {32, 32, 16, true};
+  if (sg_hbm_fast(peak)) return {32, 32, 16, true};
   return {64, 128, 64, false};
 }
 

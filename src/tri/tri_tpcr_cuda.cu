@@ -71,6 +71,7 @@
 #include "sys/sg_cuda.cuh"
 #include "tri/tri_internal.hpp"
 #include "tri/tri_partition.hpp"
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -526,28 +527,22 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 // Shared memory: the 4 arrays (4*tile values, 1024-byte aligned for the swizzle), the team
 // words (9 per thread), the x staging buffers, the mbarrier.
 constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
-// Smallest teams that stream: tp_stream_min_teams (tri_partition.hpp) by the HBM's peak, or the A/B
-// overrides SG_TRI_STREAM_MIN (double contiguous, at least 32: the kernel's block is one team),
-// SG_TRI_STREAM_MIN_F (float single-tile systems, at least 32), SG_TRI_STREAM_ILV_MIN (double
-// interleaved, at least 16).
-enum { TP_STREAM_CONTIG, TP_STREAM_FLOAT, TP_STREAM_ILV };
-static int tp_stream_min(int which)
+// Which single tiles stream: tp_stream_min_teams (tri_partition.hpp) by the HBM's peak, with the A/B
+// overrides SG_TRI_STREAM_MIN (double contiguous teams, at least 32: the kernel's block is one team),
+// SG_TRI_STREAM_MIN_F (float, at least 32), SG_TRI_STREAM_ILV_MIN (double interleaved, at least 16) and
+// SG_TRI_STREAM_MULTI=0 / 1 (contiguous teams of < 32 chunks, several per warp: tp_stream_kernel MULTI).
+static tp_stream_mins tp_stream_rule()
 {
-  static const int env[3] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); return e ? atoi(e) : -1; }(),
-                             [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); return e ? atoi(e) : -1; }(),
-                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); return e ? atoi(e) : -1; }()};
-  const tp_stream_mins r   = tp_stream_min_teams(sg_cuda_hbm_peak());
-  const int            k   = env[which] >= 0 ? env[which] : which == TP_STREAM_CONTIG ? r.contig : which == TP_STREAM_FLOAT ? r.flt : r.ilv;
-  const int            low = which == TP_STREAM_ILV ? 16 : 32;
-  return k < low ? low : k;
-}
-// Contiguous single tiles of teams < 32 chunks (m <= 128 double / 256 float), whose warps hold 32 / team systems,
-// stream too where tp_stream_min_teams says so (the H200; tp_stream_kernel MULTI: spb systems per item, a 3-D
-// tensor box); SG_TRI_STREAM_MULTI=0 / 1 overrides it (A/B).
-static bool tp_stream_multi()
-{
-  static const int env = [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
-  return env >= 0 ? env == 1 : tp_stream_min_teams(sg_cuda_hbm_peak()).multi;
+  static const int env[4] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); return e ? std::max(32, atoi(e)) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); return e ? std::max(32, atoi(e)) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); return e ? std::max(16, atoi(e)) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e ? (e[0] == '1' ? 1 : 0) : -1; }()};
+  tp_stream_mins r = tp_stream_min_teams(sg_cuda_hbm_peak());
+  if (env[0] >= 0) r.contig = env[0];
+  if (env[1] >= 0) r.flt = env[1];
+  if (env[2] >= 0) r.ilv = env[2];
+  if (env[3] >= 0) r.multi = env[3] == 1;
+  return r;
 }
 struct tp_maps {
   CUtensorMap m[4];  // dl, d, du, b as [system][row / R][R] with R = 128 bytes of rows
@@ -1067,7 +1062,7 @@ template <class T> struct tp_cuda_ex {
     return raised;
   }
   // STREAM applies (SOLVE, FINISH and REDUCE): contiguous systems whose tiles have >= TP_STREAM_MIN_TEAM
-  // chunks (single tiles: >= tp_stream_min, by the device: tp_stream_min_teams), one team per block, rows
+  // chunks (single tiles: >= tp_stream_rule's, by the device: tp_stream_min_teams), one team per block, rows
   // a multiple of 128 bytes, 16-byte aligned arrays and system stride, shared memory enough; and the
   // tensor maps encode. Measured on an H100, % of copy bandwidth (bench/tri/README.md):
   //   double m = 256 / 512 / 1024 / 2048 / 4096: STREAM 89.5 / 90.3 / 90.5 / 90.7 / 85.5,
@@ -1081,11 +1076,12 @@ template <class T> struct tp_cuda_ex {
   size_t stream_smem(const tp_sys<T> &S, const tp_plan &p) const
   {
     if (S.inter || S.rs != 1 || p.groups * p.ntiles > INT_MAX) return 0;
-    if (p.spb > 1) {  // single tiles of teams < 32 chunks, spb systems per warp (tp_stream_multi)
+    const tp_stream_mins rule = tp_stream_rule();
+    if (p.spb > 1) {  // single tiles of teams < 32 chunks, spb systems per warp (rule.multi)
       // (tiles of >= 64 rows: the shapes run on the GPU, m = 64-256; the smaller ones keep tp_solve_kernel)
-      if (!tp_stream_multi() || p.ntiles != 1 || p.team * p.spb != TP_BLOCK_CONTIG || p.spb > 256 || p.tile < 64) return 0;
+      if (!rule.multi || p.ntiles != 1 || p.team * p.spb != TP_BLOCK_CONTIG || p.tile < 64) return 0;
     } else {
-      const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : tp_stream_min(sizeof(T) == 4 ? TP_STREAM_FLOAT : TP_STREAM_CONTIG);
+      const int least = p.ntiles > 1 ? TP_STREAM_MIN_TEAM : sizeof(T) == 4 ? rule.flt : rule.contig;
       if (p.team < least || (sizeof(T) == 4 && p.team > TP_BLOCK)) return 0;  // float: see above
     }
     const long long rb = S.m * (long long)sizeof(T);
@@ -1150,7 +1146,7 @@ template <class T> struct tp_cuda_ex {
     return true;
   }
   // Interleaved STREAM (tp_stream_ilv_kernel) applies to single-tile SOLVE plans of double
-  // systems with teams of >= tp_stream_min chunks (on the H100: 64) and rows of >= 32 bytes per block (spb >= 4:
+  // systems with teams of >= tp_stream_rule().ilv chunks (on the H100: 64) and rows of >= 32 bytes per block (spb >= 4:
   // m = 512 and 1024), when the shared memory fits. Measured on an H100 (fp64 interleaved, % of
   // copy, bench/tri/README.md): m = 512 / 1024: 82.7 / 66.7 against 68.9 / 49.3 with
   // tp_solve_kernel; m = 256 (teams of 32: 2 blocks of 256 per SM already overlap) 80.1 against
@@ -1162,7 +1158,7 @@ template <class T> struct tp_cuda_ex {
   {
     if constexpr (sizeof(T) != 8) return false;
     else {
-      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_min(TP_STREAM_ILV) || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
+      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_rule().ilv || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
       const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
       if (smem > (size_t)sg_cuda_smem_optin()) return false;
       const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |

@@ -78,7 +78,7 @@ struct HyOrderChoice {
 inline HyOrderChoice hy_choose_order(bool f32, int n, int nb, double tile_bytes, double peak, int step_env, int lead_env, int order_env, int bw_env)
 {
   HyOrderChoice c;
-  const bool    hbm3e = peak > 3.8e6;
+  const bool    hbm3e = sg_hbm_fast(peak);
   c.lead              = lead_env >= 0 ? lead_env : (f32 ? (n < 20480 ? 128 : 256) : 192);
   c.step_ns           = step_env ? step_env : hbm3e ? (f32 ? (n < 20480 ? 200 : 260) : (n < 20480 ? 360 : 480)) : (f32 && n < 24576 ? 320 : 480);
   c.bw                = bw_env ? bw_env * 1e3 : 0.9 * peak;
