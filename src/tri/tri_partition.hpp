@@ -242,6 +242,20 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
   return p;
 }
 
+// Interleaved single-tile plans on the streaming kernel (tp_stream_ilv_kernel): more systems per
+// block, up to 128-byte rows of consecutive systems within TP_BLOCK_MAX threads. A grouping of the
+// systems only: each system is still solved by its own team with the same arithmetic.
+template <class T> void tp_ilv_regroup(tp_plan &p, long long nbatch)
+{
+  const long long nbp = sg_next_pow2(nbatch < (1 << 20) ? nbatch : (1 << 20));
+  long long       spb = 128 / (long long)sizeof(T);
+  if (spb > TP_BLOCK_MAX / p.team) spb = TP_BLOCK_MAX / p.team;
+  if (spb > nbp) spb = nbp;
+  if (p.ntiles != 1 || spb <= p.spb) return;
+  p.spb    = (int)spb;
+  p.groups = (nbatch + spb - 1) / spb;
+}
+
 // Element offsets of a reduced system of size mr for nbatch systems in `layout`.
 inline void tp_reduced_strides(int layout, long long mr, long long nbatch, long long &ss, long long &rs)
 {

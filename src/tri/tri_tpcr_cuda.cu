@@ -570,9 +570,13 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
 // spb systems; a separate instantiation too (the general one's indexing made the double SOLVE spill).
 // MULTI's registers are capped at 170 (12 warps per SM): capped at 128 it spilled 48 bytes (double) and
 // was slower, fp64 m = 64 0.1816-0.1828 ms against 0.1676-0.1688 (H200, bench/tri/README.md).
+// The float instances are capped at 128 (2 blocks of 256 per SM): with a minimum of 1 block (da58e01)
+// ptxas gave the SOLVE 150 registers and the FINISH 139 (1 block per SM, 128 before) and the H200's full
+// run lost 4-30 % on every float stream shape (contiguous m = 4096 80.5 -> 56.9 % of copy, one system
+// 2^26 46.0 -> 37.1 %; bench/tri/README.md, 2026-11-28 ninth session).
 template <class T, int Q, bool RED, bool DYN = false, bool MULTI = false>
 __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK,
-                                  MULTI ? 12 : 1) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
+                                  MULTI ? 12 : sizeof(T) == 8 ? 1 : 2) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                  const __grid_constant__ tp_maps M, const tp_out<T> O)
 {
   extern __shared__ __align__(1024) unsigned char tp_smem[];
@@ -1154,12 +1158,20 @@ template <class T> struct tp_cuda_ex {
   // at 128 registers) and ran slower than tp_solve_kernel (m = 1024: 52.5 against 56.4); on the H200 too
   // (172 bytes of spills; ms, m = 256 / 512 / 1024: 0.1393-0.1397 / 0.1550-0.1583 / 0.1866-0.1882 against
   // 0.1173-0.1176 / 0.1474-0.1483 / 0.1745-0.1751), so float never streams interleaved.
-  bool stream_ilv(const tp_sys<T> &S, const tp_plan &p, T tol)
+  bool stream_ilv(const tp_sys<T> &S, const tp_plan &p0, T tol)
   {
     if constexpr (sizeof(T) != 8) return false;
     else {
-      if (!S.inter || S.ss != 1 || p.ntiles != 1 || p.team < tp_stream_rule().ilv || p.spb * sizeof(T) < 32 || p.groups > INT_MAX) return false;
-      const size_t smem = (size_t)(4 * tp_ilv_words<Q>(p) + 9LL * p.team * p.spb) * sizeof(T);
+      if (!S.inter || S.ss != 1 || p0.ntiles != 1 || p0.team < tp_stream_rule().ilv || p0.spb * sizeof(T) < 32 || p0.groups > INT_MAX) return false;
+      // On the H200 class the streamed plans take up to 128-byte rows of systems (tp_ilv_regroup; SG_TRI_ILV_REGROUP=0 / 1
+      // overrides, A/B): fp64 m = 256 (teams of 32: 8 -> 16 systems per block) 0.1985-0.1987 -> 0.1889-0.1893 ms per
+      // 2^24 unknowns, m = 128 / 512 unchanged (no regrouping at 512: 8 systems fill 512 threads; bench/tri/README.md, ninth session)
+      static const int rgx = [] { const char *e = getenv("SG_TRI_ILV_REGROUP"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
+      tp_plan          p   = p0;
+      if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
+      auto smem_of = [](const tp_plan &q) { return (size_t)(4 * tp_ilv_words<Q>(q) + 9LL * q.team * q.spb) * sizeof(T); };
+      if (smem_of(p) > (size_t)sg_cuda_smem_optin()) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
+      const size_t smem = smem_of(p);
       if (smem > (size_t)sg_cuda_smem_optin()) return false;
       const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                            reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
@@ -1172,12 +1184,15 @@ template <class T> struct tp_cuda_ex {
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
   // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level
   // (the same arithmetic: an A/B switch); SG_TRI_FUSE_LAG sets the lag in percent of the grid
-  // (default 150: FINISH items run about 1.5 rounds of the grid behind their REDUCE items);
+  // (default 150: FINISH items run about 1.5 rounds of the grid behind their REDUCE items; float on the H200 class 400);
   // SG_TRI_FUSE_POL=0 drops the L2 policies (A/B).
   bool fused(const tp_sys<T> &S, const tp_sys<T> &R, const tp_plan &p, T tol)
   {
     static const bool      on     = [] { const char *e = getenv("SG_TRI_FUSED"); return !(e && e[0] == '0'); }();
-    static const long long lagpct = [] { const char *e = getenv("SG_TRI_FUSE_LAG"); return e ? atoll(e) : 150LL; }();
+    // float on the H200 class: 400 (fp32 interleaved m = 2048 / 4096 0.1701-0.1706 / 0.1713-0.1721 -> 0.1666-0.1670 /
+    // 0.1657-0.1659 ms; double loses 4 % with it: 0.3195 -> 0.3331-0.3335 at m = 2048; bench/tri/README.md, ninth session)
+    static const long long lagx   = [] { const char *e = getenv("SG_TRI_FUSE_LAG"); return e ? atoll(e) : -1LL; }();
+    const long long        lagpct = lagx >= 0 ? lagx : sizeof(T) == 4 && sg_hbm_fast(sg_cuda_hbm_peak()) ? 400LL : 150LL;
     tp_plan                pf;
     if (!on || !ok() || !S.user || !S.inter || S.ss != 1 || !fflags || !tp_fuse_plan<T>(S.m, S.nbatch, pf) || pf.team != p.team || pf.spb != p.spb ||
         pf.ntiles != p.ntiles)

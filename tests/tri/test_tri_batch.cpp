@@ -19,7 +19,7 @@ static const sg_tri_alg kAlgs[] = {SG_TRI_THOMAS, SG_TRI_CR, SG_TRI_PCR, SG_TRI_
 
 template <class T> static void sweep(bool quick)
 {
-  const std::vector<long long> ms  = quick ? std::vector<long long>{1, 2, 3, 17, 127, 128, 1000} : std::vector<long long>{1, 2, 3, 17, 64, 127, 128, 512, 1000, 4097};
+  const std::vector<long long> ms  = quick ? std::vector<long long>{1, 2, 3, 17, 127, 128, 251, 1000} : std::vector<long long>{1, 2, 3, 17, 64, 127, 128, 251, 512, 1000, 4097};
   const std::vector<long long> nbs = quick ? std::vector<long long>{1, 3, 100} : std::vector<long long>{1, 3, 100, 2000};
   const long long limit = quick ? 3000 : 300000;  // total rows per case, keeps the run at a few seconds
   unsigned seed = 1;
@@ -342,8 +342,30 @@ static void stream_thresholds()
   }
 }
 
+// tp_ilv_regroup (the H200's streamed interleaved plans, tp_stream_ilv_kernel): up to 128-byte rows of systems
+// within 512 threads; fp64 m = 251 (teams of 32) is regrouped by the GPU sweep above (nb = 100: a partial last group)
+static void ilv_regroup()
+{
+  for (const char *knob : {"SG_TRI_FUSE_MIN", "SG_TRI_FUSE_SPB", "SG_TRI_ILV_BLK"})
+    if (getenv(knob)) {
+      printf("skip interleaved regrouping (%s is set: not the default plans)\n", knob);
+      return;
+    }
+  const struct { long long m, nb; int spb0, spb1; } cases[] = {{128, 65536, 16, 16}, {251, 65536, 8, 16}, {256, 100, 8, 16}, {256, 5, 8, 8},
+                                                              {512, 65536, 8, 8}, {1024, 16384, 4, 4}, {4096, 100, 16, 16}};
+  for (const auto &c : cases) {
+    tp_plan p = tp_make_plan<double>(SG_TRI_INTERLEAVED, c.m, c.nb), q = p;
+    tp_ilv_regroup<double>(q, c.nb);
+    const bool ok = p.spb == c.spb0 && q.spb == c.spb1 && q.team == p.team && q.ntiles == p.ntiles && q.groups == (c.nb + q.spb - 1) / q.spb &&
+                    q.team * q.spb <= TP_BLOCK_MAX;
+    CHECK(ok, "regroup fp64 interleaved m = %lld nb = %lld: spb %d -> %d, expected %d -> %d", c.m, c.nb, p.spb, q.spb, c.spb0, c.spb1);
+    printf("%s ilv regroup fp64 m=%lld nb=%lld: team %d, systems per block %d -> %d\n", ok ? "ok  " : "FAIL", c.m, c.nb, p.team, p.spb, q.spb);
+  }
+}
+
 static void misc()
 {
+  ilv_regroup();
   order_independence();
   stream_thresholds();
   // sg_tri_thomas_ref against dgtsv on a prime-size system
