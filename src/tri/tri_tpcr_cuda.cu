@@ -37,8 +37,8 @@
 //   and the tiles of long systems use tp_stream_kernel:
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
-//   batches of m = 512 / 1024 (on the H200 from m = 128) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
-//   group's rows, the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
+//   batches of m = 512 / 1024 (on the H200 from m = 128, with up to 128-byte rows of systems per block: tp_ilv_regroup)
+//   use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
