@@ -1382,7 +1382,30 @@ sg_status block_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, long long n, const void 
   return sg_tri_batch_solve_cuda(ctx, alg, &B, pivtol, rep);
 }
 
+template <class T, auto Kern> int tp_stream_blocks_per_sm()
+{
+  constexpr int Q = tp_q<T>();
+  const int     team = sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK;  // the largest single tile: m = 4096 (512 x 8 / 256 x 16)
+  const size_t  smem = 1024 + (size_t)4 * team * Q * sizeof(T) + (size_t)9 * team * sizeof(T) + (size_t)(team / 32) * tp_stage_bytes<T>() + 16;
+  int           per_sm = -1;
+  if (cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kern, team, smem) != cudaSuccess)
+    return -1;
+  return per_sm;
+}
+
 } // namespace
+
+int sg_tri_tpcr_stream_blocks_per_sm(int word, int kind)
+{
+  if (word == 8)
+    return kind == 0 ? tp_stream_blocks_per_sm<double, tp_stream_kernel<double, tp_q<double>(), false>>()
+         : kind == 1 ? tp_stream_blocks_per_sm<double, tp_stream_kernel<double, tp_q<double>(), true>>()
+                     : tp_stream_blocks_per_sm<double, tp_stream_kernel<double, tp_q<double>(), false, true>>();
+  return kind == 0 ? tp_stream_blocks_per_sm<float, tp_stream_kernel<float, tp_q<float>(), false>>()
+       : kind == 1 ? tp_stream_blocks_per_sm<float, tp_stream_kernel<float, tp_q<float>(), true>>()
+                   : tp_stream_blocks_per_sm<float, tp_stream_kernel<float, tp_q<float>(), false, true>>();
+}
 
 sg_status sg_tri_tpcr_solve_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep)
 {

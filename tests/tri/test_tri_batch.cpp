@@ -12,6 +12,7 @@
 #include "tri_test_util.hpp"
 #include "tri/tri_team.hpp"  // internal: order-independence check of the team algorithms
 #include "tri/tri_partition.hpp"  // internal: the streaming kernels' thresholds by device class
+#include "tri/tri_internal.hpp"   // internal: the streaming kernels' occupancy (--cuda)
 #include <algorithm>
 #include <numeric>
 
@@ -363,9 +364,27 @@ static void ilv_regroup()
   }
 }
 
+// (--cuda) the streaming kernels keep their designed occupancy: 2 float blocks of 256 threads per SM (<= 128 registers), 1 double
+// block of 512 (tri_internal.hpp)
+static void stream_occupancy()
+{
+#ifdef SG_HAVE_CUDA
+  if (!g_cuda) return;
+  for (int word : {4, 8})
+    for (int kind = 0; kind < 3; kind++) {
+      const int n = sg_tri_tpcr_stream_blocks_per_sm(word, kind), want = word == 4 ? 2 : 1;
+      CHECK(n >= want, "%s stream kernel (%s): %d blocks per SM, designed for %d", word == 4 ? "float" : "double",
+            kind == 0 ? "SOLVE" : kind == 1 ? "REDUCE" : "FINISH", n, want);
+      printf("%s %s stream kernel %s: %d blocks per SM (designed: %d)\n", n >= want ? "ok  " : "FAIL", word == 4 ? "float" : "double",
+             kind == 0 ? "SOLVE" : kind == 1 ? "REDUCE" : "FINISH", n, want);
+    }
+#endif
+}
+
 static void misc()
 {
   ilv_regroup();
+  stream_occupancy();
   order_independence();
   stream_thresholds();
   // sg_tri_thomas_ref against dgtsv on a prime-size system
