@@ -574,6 +574,11 @@ template <int Q, class T> __device__ __forceinline__ void tp_ld_swz(const T *arr
 // ptxas gave the SOLVE 150 registers and the FINISH 139 (1 block per SM, 128 before) and the H200's full
 // run lost 4-30 % on every float stream shape (contiguous m = 4096 80.5 -> 56.9 % of copy, one system
 // 2^26 46.0 -> 37.1 %; bench/tri/README.md, 2026-11-28 ninth session).
+// tp_stream_kernel's shared memory: the 1024-byte alignment slack, the tile's 4 arrays, the team words, the x staging, the mbarrier
+template <class T> size_t tp_stream_smem_bytes(long long tile, int spb, int nthr)
+{
+  return 1024 + (size_t)4 * tile * spb * sizeof(T) + (size_t)9 * nthr * sizeof(T) + (size_t)((nthr + 31) / 32) * tp_stage_bytes<T>() + 16;
+}
 template <class T, int Q, bool RED, bool DYN = false, bool MULTI = false>
 __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK,
                                   MULTI ? 12 : sizeof(T) == 8 ? 1 : 2) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
@@ -1092,8 +1097,7 @@ template <class T> struct tp_cuda_ex {
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
     if ((al & 15) || rb % 128 || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
-    const int    nthr = p.team * p.spb;
-    const size_t smem = 1024 + (size_t)4 * p.tile * p.spb * sizeof(T) + (size_t)9 * nthr * sizeof(T) + (size_t)((nthr + 31) / 32) * tp_stage_bytes<T>() + 16;
+    const size_t smem = tp_stream_smem_bytes<T>(p.tile, p.spb, p.team * p.spb);
     return smem <= (size_t)sg_cuda_smem_optin() ? smem : 0;
   }
   // arrays as [system][row / R][R] (R = 128 bytes of rows), a box = one tile (rows past m
@@ -1382,29 +1386,31 @@ sg_status block_solve_cuda(sg_ctx *ctx, sg_tri_alg alg, long long n, const void 
   return sg_tri_batch_solve_cuda(ctx, alg, &B, pivtol, rep);
 }
 
+// sg_tri_tpcr_stream_blocks_per_sm: the instance's resident blocks at its largest single tile's launch
 template <class T, auto Kern> int tp_stream_blocks_per_sm()
 {
   constexpr int Q = tp_q<T>();
   const int     team = sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK;  // the largest single tile: m = 4096 (512 x 8 / 256 x 16)
-  const size_t  smem = 1024 + (size_t)4 * team * Q * sizeof(T) + (size_t)9 * team * sizeof(T) + (size_t)(team / 32) * tp_stage_bytes<T>() + 16;
+  const size_t  smem = tp_stream_smem_bytes<T>((long long)team * Q, 1, team);
   int           per_sm = -1;
   if (cudaFuncSetAttribute(Kern, cudaFuncAttributeMaxDynamicSharedMemorySize, sg_cuda_smem_optin()) != cudaSuccess ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kern, team, smem) != cudaSuccess)
     return -1;
   return per_sm;
 }
+template <class T> int tp_stream_blocks_by_kind(int kind)
+{
+  constexpr int Q = tp_q<T>();
+  return kind == 0 ? tp_stream_blocks_per_sm<T, tp_stream_kernel<T, Q, false>>()
+       : kind == 1 ? tp_stream_blocks_per_sm<T, tp_stream_kernel<T, Q, true>>()
+                   : tp_stream_blocks_per_sm<T, tp_stream_kernel<T, Q, false, true>>();
+}
 
 } // namespace
 
 int sg_tri_tpcr_stream_blocks_per_sm(int word, int kind)
 {
-  if (word == 8)
-    return kind == 0 ? tp_stream_blocks_per_sm<double, tp_stream_kernel<double, tp_q<double>(), false>>()
-         : kind == 1 ? tp_stream_blocks_per_sm<double, tp_stream_kernel<double, tp_q<double>(), true>>()
-                     : tp_stream_blocks_per_sm<double, tp_stream_kernel<double, tp_q<double>(), false, true>>();
-  return kind == 0 ? tp_stream_blocks_per_sm<float, tp_stream_kernel<float, tp_q<float>(), false>>()
-       : kind == 1 ? tp_stream_blocks_per_sm<float, tp_stream_kernel<float, tp_q<float>(), true>>()
-                   : tp_stream_blocks_per_sm<float, tp_stream_kernel<float, tp_q<float>(), false, true>>();
+  return word == 8 ? tp_stream_blocks_by_kind<double>(kind) : tp_stream_blocks_by_kind<float>(kind);
 }
 
 sg_status sg_tri_tpcr_solve_cuda(sg_ctx *ctx, const sg_tri_batch *B, double pivtol, sg_report *rep)
