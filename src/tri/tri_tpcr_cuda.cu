@@ -38,7 +38,8 @@
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
 //   batches of m = 512 / 1024 (on the H200 from m = 128, with up to 128-byte rows of systems per block: tp_ilv_regroup)
-//   use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
+//   use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, or one tensor box per array for
+//   128-byte rows of <= 256-row tiles; the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
@@ -685,44 +686,76 @@ template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const v
   else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
 }
 template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
-template <class T, int Q, int PB>
-__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep)
+// TMA (plans of 128-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128): thread 0
+// brings a group's four arrays as one 2D tensor box each ([rows][spb systems], unpadded: a warp's two chunks read two
+// 128-byte rows, conflict-free) in place of every thread's 16-byte cp.async copies (8192 per group at m = 256); the same
+// overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
+// 0.1688-0.1703, m = 256 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
+__device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar)
 {
-  extern __shared__ __align__(16) unsigned char tp_smem[];
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
+               "l"((unsigned long long)map), "r"(x), "r"(y), "r"(smem_u32(bar))
+               : "memory");
+}
+template <class T, int Q, int PB, bool TMA = false>
+__global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
+                                                                     const __grid_constant__ tp_maps M)
+{
+  extern __shared__ __align__(128) unsigned char tp_smem[];
   sg_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
   const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
-  const int       aw   = (int)tp_ilv_words<Q>(P);
-  T *const        buf  = reinterpret_cast<T *>(tp_smem);
+  const int       aw   = TMA ? (int)(P.tile * spb) : (int)tp_ilv_words<Q>(P);
+  T *const        buf  = reinterpret_cast<T *>(TMA ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem);
   T *const        W    = buf + 4 * aw + sl;
+  auto *const     sbar = reinterpret_cast<unsigned long long *>(buf + 4 * aw + 9 * nthr);  // TMA: the group's copies (after the team words)
   const int       pr   = spb / E;  // pieces per row
   const int       np   = (int)S.m * pr;  // pieces per array of a group (one tile: rows [0, m))
-  auto issue = [&](long long g) {  // every thread: its pieces of group g
-    const long long s0 = g * spb;
+  auto issue = [&](long long g) {  // every thread: its pieces of group g (TMA: thread 0, the four boxes)
+    if constexpr (TMA) {
+      if (threadIdx.x == 0) {
+        mbar_expect(sbar, 4u * (unsigned)(aw * (int)sizeof(T)));  // (rows past m, systems past nbatch arrive as 0)
+#pragma unroll
+        for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + k * aw, &M.m[k], (int)(g * spb), 0, sbar);
+      }
+    } else {
+      const long long s0 = g * spb;
 #pragma unroll 1
-    for (int p = (int)threadIdx.x; p < np; p += nthr) {
-      const int       row = p / pr, pc = p - row * pr;
-      const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
-      const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
-      const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
-      const long long src = sb ? sy + row * S.rs : 0;
-      tp_cp_async<PB>(buf + dst, S.dl + src, sb);
-      tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
-      tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
-      tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+      for (int p = (int)threadIdx.x; p < np; p += nthr) {
+        const int       row = p / pr, pc = p - row * pr;
+        const long long sy  = s0 + pc * E, nv = S.nbatch - sy;
+        const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
+        const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
+        const long long src = sb ? sy + row * S.rs : 0;
+        tp_cp_async<PB>(buf + dst, S.dl + src, sb);
+        tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
+        tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
+        tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+      }
+      asm volatile("cp.async.commit_group;\n" ::: "memory");
     }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   const long long groups = P.groups;
+  if constexpr (TMA) {
+    if (threadIdx.x == 0) {
+      mbar_init(sbar);
+      asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+  }
   if (blockIdx.x < groups) issue(blockIdx.x);
-  for (long long g = blockIdx.x; g < groups; g += gridDim.x) {
+  if constexpr (TMA) __syncthreads();  // (the barrier's init before any thread waits on it)
+  unsigned phase = 0;
+  for (long long g = blockIdx.x; g < groups; g += gridDim.x, phase ^= 1) {
     const long long s  = g * spb + sl, g0 = (long long)j * Q, te = S.m;
     tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
     T               a[Q], b[Q], c[Q], r[Q];
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-    __syncthreads();
-    const int o = j * (Q + 1) * spb + sl;
+    if constexpr (TMA) mbar_wait(sbar, phase);
+    else {
+      asm volatile("cp.async.wait_all;\n" ::: "memory");
+      __syncthreads();
+    }
+    const int o = TMA ? j * Q * spb + sl : j * (Q + 1) * spb + sl;
 #pragma unroll
     for (int i = 0; i < Q; i++) {
       if (tm.active && g0 + i < te) {
@@ -730,7 +763,11 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
       } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
     }
     __syncthreads();  // the buffer is free: fetch the next group now
-    if (g + gridDim.x < groups) issue(g + gridDim.x);
+    if (g + gridDim.x < groups) {
+      if constexpr (TMA)
+        if (threadIdx.x == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+      issue(g + gridDim.x);
+    }
     if (tm.active) tp_fix_chunk<Q>(tm, S, s, 0, 0, te, g0, a, b, c, r);
     tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, 0u);
     if (tm.active && g0 < te) {
@@ -1180,8 +1217,19 @@ template <class T> struct tp_cuda_ex {
       const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                            reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
       const char *what = "launching the tpcr interleaved stream kernel";
-      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
-      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx));
+      // TMA: 128-byte rows of systems, a single box of <= 256 rows per array (SG_TRI_ILV_TMA=0: the cp.async copies, A/B)
+      static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
+      tp_maps           M;
+      memset(&M, 0, sizeof M);
+      if (tma_on && (al & 15) == 0 && p.spb * (int)sizeof(T) == 128 && p.tile <= 256 && ilv_maps(S, p.spb, p.tile, M)) {
+        const size_t smt = 128 + (size_t)(4 * p.tile * p.spb + 9LL * p.team * p.spb) * sizeof(T) + 8;  // (alignment, arrays, team words, mbarrier)
+        if (smt <= (size_t)sg_cuda_smem_optin()) {
+          launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, smt, what, S, p, tol, sg_dreport(ctx), M);
+          return true;
+        }
+      }
+      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
       return true;
     }
   }
@@ -1243,11 +1291,19 @@ template <class T> struct tp_cuda_ex {
     memset(&M, 0, sizeof M);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));  // (the box: 128 bytes, below)
-    if (!on || (al & 15) || p.spb != 128 / (int)sizeof(T) || p.team * p.spb != TP_BLOCK || S.m >= (1LL << 31) || S.nbatch >= (1LL << 31)) return false;
+    if (!on || (al & 15) || p.spb != 128 / (int)sizeof(T) || p.team * p.spb != TP_BLOCK) return false;
+    return ilv_maps(S, p.spb, p.tile, M);
+  }
+  // The interleaved arrays as 2D tensor maps [row][system], a box = rows x spb systems (<= 256 each); the caller checked
+  // the 16-byte alignment of the arrays and the row stride
+  bool ilv_maps(const tp_sys<T> &S, int spb, long long rows, tp_maps &M) const
+  {
+    memset(&M, 0, sizeof M);
+    if (S.m >= (1LL << 31) || S.nbatch >= (1LL << 31) || spb > 256 || rows > 256) return false;
     PFN_cuTensorMapEncodeTiled_v12000 encode = sg_tensor_map_encoder();
     if (!encode) return false;
     const cuuint64_t dims[2] = {(cuuint64_t)S.nbatch, (cuuint64_t)S.m}, strides[1] = {(cuuint64_t)S.rs * sizeof(T)};
-    const cuuint32_t box[2] = {(cuuint32_t)p.spb, (cuuint32_t)p.tile}, estr[2] = {1, 1};
+    const cuuint32_t box[2] = {(cuuint32_t)spb, (cuuint32_t)rows}, estr[2] = {1, 1};
     const T         *arr[4] = {S.dl, S.d, S.du, S.b};
     for (int k = 0; k < 4; k++)
       if (encode(&M.m[k], sizeof(T) == 8 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT64 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)arr[k], dims, strides, box, estr,
