@@ -210,13 +210,9 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
     // threads, TP_BLOCK_MAX from 512 rows so that a block's rows are longer runs of consecutive
     // systems (measured on an H100, fp64 m = 512: 67 % of copy with 8 systems per block, i.e.
     // 64-byte runs, 58 % with 4; smaller m lose 2-8 points with the bigger blocks)
-    // (SG_TRI_ILV_BLK = 128 / 256 / 512 overrides the interleaved block, host and device alike: A/B)
-    static const int ilv_blk = [] {
-      const char *e = getenv("SG_TRI_ILV_BLK");
-      const int   v = e ? atoi(e) : 0;
-      return v == 128 || v == 256 || v == 512 ? v : 0;
-    }();
-    const int blk = layout == SG_TRI_INTERLEAVED ? (ilv_blk ? ilv_blk : (long long)p.team * Q >= 512 ? TP_BLOCK_MAX : TP_BLOCK) : TP_BLOCK_CONTIG;
+    // (on the H200 the sweep of this block, 128 / 256 / 512 threads, found only fp64 m = 256 faster with 512, on the
+    // streaming kernel: tp_ilv_regroup there; bench/tri/README.md, ninth session)
+    const int blk = layout == SG_TRI_INTERLEAVED ? ((long long)p.team * Q >= 512 ? TP_BLOCK_MAX : TP_BLOCK) : TP_BLOCK_CONTIG;
     const int fill = blk / p.team > 1 ? (blk / p.team < nbp ? blk / p.team : nbp) : 1;
     const int cap  = TP_BLOCK_MAX / p.team, lo = spb0 < cap ? spb0 : cap;  // >= spb1 systems (above)
     p.spb    = fill > lo ? fill : lo;

@@ -686,6 +686,14 @@ template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const v
   else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
 }
 template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
+// Words per array of a group in shared memory: chunk-major with a padding row per chunk for the cp.async copies,
+// dense [rows][spb systems] for the tensor boxes (TMA); and the kernel's shared memory: the 4 arrays, the team words
+// and, for TMA, the 128-byte alignment slack and the mbarrier
+template <int Q> __host__ __device__ constexpr long long tp_ilv_aw(const tp_plan &P, bool tma) { return tma ? P.tile * P.spb : tp_ilv_words<Q>(P); }
+template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
+{
+  return (tma ? 128 + 8 : 0) + (size_t)(4 * tp_ilv_aw<Q>(P, tma) + 9LL * P.team * P.spb) * sizeof(T);
+}
 // TMA (plans of 128-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128): thread 0
 // brings a group's four arrays as one 2D tensor box each ([rows][spb systems], unpadded: a warp's two chunks read two
 // 128-byte rows, conflict-free) in place of every thread's 16-byte cp.async copies (8192 per group at m = 256); the same
@@ -706,7 +714,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
   const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
-  const int       aw   = TMA ? (int)(P.tile * spb) : (int)tp_ilv_words<Q>(P);
+  const int       aw   = (int)tp_ilv_aw<Q>(P, TMA);
   T *const        buf  = reinterpret_cast<T *>(TMA ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem);
   T *const        W    = buf + 4 * aw + sl;
   auto *const     sbar = reinterpret_cast<unsigned long long *>(buf + 4 * aw + 9 * nthr);  // TMA: the group's copies (after the team words)
@@ -1207,28 +1215,23 @@ template <class T> struct tp_cuda_ex {
       // On the H200 class the streamed plans take up to 128-byte rows of systems (tp_ilv_regroup; SG_TRI_ILV_REGROUP=0 / 1
       // overrides, A/B): fp64 m = 256 (teams of 32: 8 -> 16 systems per block) 0.1985-0.1987 -> 0.1889-0.1893 ms per
       // 2^24 unknowns, m = 128 / 512 unchanged (no regrouping at 512: 8 systems fill 512 threads; bench/tri/README.md, ninth session)
-      static const int rgx = [] { const char *e = getenv("SG_TRI_ILV_REGROUP"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
-      tp_plan          p   = p0;
-      if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
-      auto smem_of = [](const tp_plan &q) { return (size_t)(4 * tp_ilv_words<Q>(q) + 9LL * q.team * q.spb) * sizeof(T); };
-      if (smem_of(p) > (size_t)sg_cuda_smem_optin()) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
-      const size_t smem = smem_of(p);
-      if (smem > (size_t)sg_cuda_smem_optin()) return false;
-      const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                           reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
-      const char *what = "launching the tpcr interleaved stream kernel";
+      static const int  rgx    = [] { const char *e = getenv("SG_TRI_ILV_REGROUP"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
       // TMA: 128-byte rows of systems, a single box of <= 256 rows per array (SG_TRI_ILV_TMA=0: the cp.async copies, A/B)
       static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
-      tp_maps           M;
-      memset(&M, 0, sizeof M);
-      if (tma_on && (al & 15) == 0 && p.spb * (int)sizeof(T) == 128 && p.tile <= 256 && ilv_maps(S, p.spb, p.tile, M)) {
-        const size_t smt = 128 + (size_t)(4 * p.tile * p.spb + 9LL * p.team * p.spb) * sizeof(T) + 8;  // (alignment, arrays, team words, mbarrier)
-        if (smt <= (size_t)sg_cuda_smem_optin()) {
-          launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, smt, what, S, p, tol, sg_dreport(ctx), M);
-          return true;
-        }
-      }
-      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      const size_t      optin  = (size_t)sg_cuda_smem_optin();
+      const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                           reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+      tp_plan           p      = p0;
+      if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
+      tp_maps    M{};
+      const bool tma = tma_on && (al & 15) == 0 && p.spb * (int)sizeof(T) == 128 && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
+                       ilv_maps(S, p.spb, p.tile, M);
+      if (!tma && tp_ilv_smem_bytes<T, Q>(p, false) > optin) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
+      const size_t smem = tp_ilv_smem_bytes<T, Q>(p, tma);
+      if (smem > optin) return false;
+      const char *what = "launching the tpcr interleaved stream kernel";
+      if (tma) launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      else if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
       else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
       return true;
     }

@@ -179,8 +179,9 @@ template <class T> static void bad_inputs()
     // 1024 double: the CUDA streaming kernels (both layouts); 128 contiguous: on the H200 the
     // streaming kernel's several teams per warp (MULTI, with padding systems: nb = 9); 2048: the fused
     // interleaved kernel, its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10:
-    // 16-byte rows)
-    for (long long mbp : {37ll, 128ll, 1024ll, 2048ll, -2048ll})
+    // 16-byte rows); interleaved 128 with ld = 10: on the H200 the interleaved streaming kernel's tensor
+    // boxes (double: 16 systems per group, 7 of them padding past nb = 9)
+    for (long long mbp : {37ll, 128ll, -128ll, 1024ll, 2048ll, -2048ll})
     for (sg_tri_alg alg : kAlgs) {
       const long long mb = mbp < 0 ? -mbp : mbp, ldi = mbp < 0 ? 10 : 9;
       if ((mb >= 1024 || mb == 128) && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
@@ -347,7 +348,7 @@ static void stream_thresholds()
 // within 512 threads; fp64 m = 251 (teams of 32) is regrouped by the GPU sweep above (nb = 100: a partial last group)
 static void ilv_regroup()
 {
-  for (const char *knob : {"SG_TRI_FUSE_MIN", "SG_TRI_FUSE_SPB", "SG_TRI_ILV_BLK"})
+  for (const char *knob : {"SG_TRI_FUSE_MIN", "SG_TRI_FUSE_SPB"})
     if (getenv(knob)) {
       printf("skip interleaved regrouping (%s is set: not the default plans)\n", knob);
       return;
