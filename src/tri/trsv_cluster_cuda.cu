@@ -200,6 +200,29 @@ template <class T> __device__ __forceinline__ T reduce_scatter(T (&a)[CB], int l
   rs_level<1>(a, lane & 1);
   return a[0];
 }
+// The same sums through shared memory (the cluster + helpers kernel's op = T update-warp tail,
+// SG_TRSV_T_TAIL): lane c stores a[r] at sc[c * CLD + r], then lane l adds sc[c * CLD + l], c = 0 .. 31,
+// by a pairwise tree in column order (deterministic, every lane alike; not the reduce-scatter's order,
+// so the last bits differ from it). Stride CLD = 33: every access is the lane's base plus an immediate
+// (no address arithmetic), and conflict-free: fp32 bank (c + r) resp. (c + l) mod 32; fp64 bank pair
+// (c + r) resp. (c + l) mod 16, each pair twice per warp, i.e. the two wavefronts that 256 bytes take
+// anyway (each half-warp alone conflict-free). sc: CB * CLD elements the warp may write (no copy into
+// them in flight); the caller orders these accesses before any later copy into sc (a proxy fence).
+template <class T> __device__ __forceinline__ T transpose_sum(T (&a)[CB], T *sc, int lane)
+{
+  T *const wr = sc + lane * CLD;
+#pragma unroll
+  for (int r = 0; r < CB; r++) wr[r] = a[r];
+  __syncwarp();
+  const T *const rd = sc + lane;
+#pragma unroll
+  for (int c = 0; c < CB; c++) a[c] = rd[c * CLD];
+#pragma unroll
+  for (int h = 1; h < CB; h *= 2)
+#pragma unroll
+    for (int c = 0; c < CB; c += 2 * h) a[c] += a[c + h];
+  return a[0];
+}
 
 // tile (I, J) of M into dst by one tensor copy completing on bar (lane 0 of the warp issues it)
 template <class T> __device__ __forceinline__ void tile_copy(const ClArgs<T> &a, const CUtensorMap *map, T *dst, int I, int J, unsigned long long *bar)
@@ -807,6 +830,7 @@ template <class T> struct HyArgs : ClArgs<T> {
   T         *part;                      // chunk partial sums, [(I * maxch + c) * CB + r]
   unsigned   epoch;
   bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
+  bool       ttail;   // op = T update warps: the window partials summed through shared memory (transpose_sum, SG_TRSV_T_TAIL), not by the reduce-scatter
   bool       pre;     // Dinv_I, P_I (Q_I) are already in dg, pg (qg): no inversion jobs, no flags to wait for
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
@@ -922,6 +946,9 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     const int I = (int)rank + (int)cs * k;
     if (I >= nb) break;
     if (round > 0) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
+    // (op = T, a.ttail: every lane's stores of the previous row's transpose_sum into the ring before the copy engine's
+    // writes into it, below and in the loop; each writer fences, then lane 0 issues, as for the TMA stores of CUTLASS)
+    if (TR && a.ttail && round > 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     const int j0 = I - a.W + 1 > 0 ? I - a.W + 1 : 0, nt = I - a.la - j0 > 0 ? I - a.la - j0 : 0;  // window tiles J = j0 .. I-1-la
     if (lane == 0) {
       asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // our reads of the slots before the copy engine's writes
@@ -981,7 +1008,11 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     }
     if (a.prof && lane == 0) a.prof[4 * I] = gtime();  // (after the last window x has come)
     g += (unsigned)nt;
-    T r = bval - tile_sum<T, TR>(acc, lane);
+    // op = T: the 32 partial row sums of each lane, by the reduce-scatter or (a.ttail) through shared memory, in the
+    // ring's first CB * CLD elements (slot 0 and 32 elements of slot 1; rs >= 2): every copy into the ring has been
+    // waited for (the loop takes all nt it issued) and read (the __syncwarp after tile_regs), and the next ones come
+    // after the fences at the next row's start
+    T r = bval - (TR && a.ttail ? transpose_sum(acc, ring, lane) : tile_sum<T, TR>(acc, lane));
     if (I >= a.W) {
       if (a.prof && lane == 0 && !ll_ok(sv, a.epoch)) atomicAdd(a.prof + 4 * nb + 1, 1ull);  // the probe was too early
       r -= ll_wait(sp, nt ? sv : ll_ld(sp), a.epoch, false);
@@ -1521,6 +1552,13 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 0, 0, HY_RING_MAX);  // 0: automatic
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
+  // op = T update warps: the window partials summed through shared memory (1, transpose_sum) or by the shuffle
+  // reduce-scatter (0) after the row's last window x. The reduce-scatter's ~386 instructions were on the chain's
+  // step (0.472 against op = N's 0.384 us per block row at fp64 n = 4096). Measured on the H200, same lease, two
+  // rounds, planned solves, us: fp64 n = 4096 LT 73.0-73.3 -> 67.4-67.6, UT 72.6 -> 67.5-67.6; n = 8192 LT / UT
+  // 137.7-138.2 / 136.5 -> 126.3-126.4 / 126.3-126.4; fp32 n = 8192 LT / UT 100.8-101.0 / 102.1 -> 98.9-99.2 /
+  // 100.2 (bench/trsv/README.md, twenty-fourth session)
+  static const int ttail_env = env_int("SG_TRSV_T_TAIL", 1, 0, 1);
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
   const CUtensorMap *pmap = tile_map<T>(P);
@@ -1718,6 +1756,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.pre    = pre;
   a.epoch  = ctx->trsv_hyb_epoch;
   a.hfence = fence_env;
+  a.ttail  = ttail_env && rs >= 2;  // (its scratch takes the ring's first CB * CLD elements: more than one slot)
   a.la     = la;
   *used    = true;
   const size_t nprof = 5 * (size_t)nb + 6;
