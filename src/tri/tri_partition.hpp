@@ -131,16 +131,21 @@ struct tp_plan {
 //     0.1643-0.1651 (93.8 / 95.7 % of copy), fp32 m = 64 / 128 / 256 0.0949-0.0950 / 0.0983-0.0986 /
 //     0.1024-0.1028 -> 0.0885-0.0888 / 0.0870-0.0871 / 0.0900-0.0901 (88.9 / 90.5 / 87.5 %); the H100
 //     keeps tp_solve_kernel there (92 / 90 % at fp64 m = 64 / 128; multi not measured on it).
+//   H200, interleaved (bench/tri/README.md, tenth session; same lease, two rounds, ms): fp64 m = 64 (team 8)
+//     0.1719-0.1721 -> 0.1675 streamed; float m = 128 / 256 (teams 8 / 16) 0.1054-0.1055 / 0.1172-0.1183 ->
+//     0.0910-0.0914 / 0.0983-0.0993 by the tensor-box form of tp_stream_ilv_kernel (float takes only that form:
+//     its cp.async form spills). The H100 keeps float interleaved on tp_solve_kernel (not measured there).
 // The devices between are untested: the rule is the device class (sg_hbm_fast), as the trsv job
-// order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _MULTI override it (A/B).
+// order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _ILV_MIN_F / _MULTI override it (A/B).
 struct tp_stream_mins {
   int  contig, flt, ilv;  // double contiguous, float contiguous (single tile), double interleaved
   bool multi;             // contiguous single tiles of teams < 32 chunks (several systems per warp) stream too
+  int  ilv_f;             // float interleaved (tensor-box form only); 0: never
 };
 inline tp_stream_mins tp_stream_min_teams(double peak)
 {
-  if (sg_hbm_fast(peak)) return {32, 32, 16, true};
-  return {64, 128, 64, false};
+  if (sg_hbm_fast(peak)) return {32, 32, 8, true, 8};
+  return {64, 128, 64, false, 0};
 }
 
 // Interleaved batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of

@@ -37,8 +37,8 @@
 //   and the tiles of long systems use tp_stream_kernel:
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
-//   batches of m = 512 / 1024 (on the H200 from m = 128, with up to 128-byte rows of systems per block: tp_ilv_regroup)
-//   use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, or one tensor box per array for
+//   batches of m = 512 / 1024 (on the H200 from m = 64, with up to 128-byte rows of systems per block: tp_ilv_regroup;
+//   there float m = 128 / 256 too, by tensor boxes only) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, or one tensor box per array for
 //   128-byte rows of <= 256-row tiles; the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
@@ -530,19 +530,22 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_solve_kernel(const tp_sys<T> 
 constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
 // Which single tiles stream: tp_stream_min_teams (tri_partition.hpp) by the HBM's peak, with the A/B
 // overrides SG_TRI_STREAM_MIN (double contiguous teams, at least 32: the kernel's block is one team),
-// SG_TRI_STREAM_MIN_F (float, at least 32), SG_TRI_STREAM_ILV_MIN (double interleaved, at least 16) and
-// SG_TRI_STREAM_MULTI=0 / 1 (contiguous teams of < 32 chunks, several per warp: tp_stream_kernel MULTI).
+// SG_TRI_STREAM_MIN_F (float, at least 32), SG_TRI_STREAM_ILV_MIN (double interleaved, at least 8),
+// SG_TRI_STREAM_ILV_MIN_F (float interleaved, at least 8; 0: never) and SG_TRI_STREAM_MULTI=0 / 1
+// (contiguous teams of < 32 chunks, several per warp: tp_stream_kernel MULTI).
 static tp_stream_mins tp_stream_rule()
 {
-  static const int env[4] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); return e ? std::max(32, atoi(e)) : -1; }(),
+  static const int env[5] = {[] { const char *e = getenv("SG_TRI_STREAM_MIN"); return e ? std::max(32, atoi(e)) : -1; }(),
                              [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); return e ? std::max(32, atoi(e)) : -1; }(),
-                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); return e ? std::max(16, atoi(e)) : -1; }(),
-                             [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e ? (e[0] == '1' ? 1 : 0) : -1; }()};
+                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); return e ? std::max(8, atoi(e)) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e ? (e[0] == '1' ? 1 : 0) : -1; }(),
+                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN_F"); return e ? (atoi(e) <= 0 ? 0 : std::max(8, atoi(e))) : -1; }()};
   tp_stream_mins r = tp_stream_min_teams(sg_cuda_hbm_peak());
   if (env[0] >= 0) r.contig = env[0];
   if (env[1] >= 0) r.flt = env[1];
   if (env[2] >= 0) r.ilv = env[2];
   if (env[3] >= 0) r.multi = env[3] == 1;
+  if (env[4] >= 0) r.ilv_f = env[4];
   return r;
 }
 struct tp_maps {
@@ -1203,38 +1206,46 @@ template <class T> struct tp_cuda_ex {
   // m = 512 and 1024), when the shared memory fits. Measured on an H100 (fp64 interleaved, % of
   // copy, bench/tri/README.md): m = 512 / 1024: 82.7 / 66.7 against 68.9 / 49.3 with
   // tp_solve_kernel; m = 256 (teams of 32: 2 blocks of 256 per SM already overlap) 80.1 against
-  // 86.1; m = 2048 (spb = 2, 16-byte rows) 40.5 against 41.8. float: the kernel spills (124 bytes
-  // at 128 registers) and ran slower than tp_solve_kernel (m = 1024: 52.5 against 56.4); on the H200 too
-  // (172 bytes of spills; ms, m = 256 / 512 / 1024: 0.1393-0.1397 / 0.1550-0.1583 / 0.1866-0.1882 against
-  // 0.1173-0.1176 / 0.1474-0.1483 / 0.1745-0.1751), so float never streams interleaved.
+  // 86.1; m = 2048 (spb = 2, 16-byte rows) 40.5 against 41.8.
+  // Float (teams of >= tp_stream_rule().ilv_f: on the H200 class m = 128 / 256; never on the H100) takes only the
+  // tensor-box form (126 registers, no spills). Its cp.async form spills (124 bytes at 128 registers) and ran slower
+  // than tp_solve_kernel on the H100 (m = 1024: 52.5 against 56.4 % of copy) and on the H200 (172 bytes of spills;
+  // ms, m = 256 / 512 / 1024: 0.1393-0.1397 / 0.1550-0.1583 / 0.1866-0.1882 against 0.1173-0.1176 / 0.1474-0.1483 /
+  // 0.1745-0.1751); the tensor-box form, H200, same lease: m = 128 / 256 0.1054-0.1055 / 0.1172-0.1183 ->
+  // 0.0910-0.0914 / 0.0983-0.0993 ms (bench/tri/README.md, tenth session).
   bool stream_ilv(const tp_sys<T> &S, const tp_plan &p0, T tol)
   {
-    if constexpr (sizeof(T) != 8) return false;
-    else {
-      if (!S.inter || S.ss != 1 || p0.ntiles != 1 || p0.team < tp_stream_rule().ilv || p0.spb * sizeof(T) < 32 || p0.groups > INT_MAX) return false;
-      // On the H200 class the streamed plans take up to 128-byte rows of systems (tp_ilv_regroup; SG_TRI_ILV_REGROUP=0 / 1
-      // overrides, A/B): fp64 m = 256 (teams of 32: 8 -> 16 systems per block) 0.1985-0.1987 -> 0.1889-0.1893 ms per
-      // 2^24 unknowns, m = 128 / 512 unchanged (no regrouping at 512: 8 systems fill 512 threads; bench/tri/README.md, ninth session)
-      static const int  rgx    = [] { const char *e = getenv("SG_TRI_ILV_REGROUP"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
-      // TMA: 128-byte rows of systems, a single box of <= 256 rows per array (SG_TRI_ILV_TMA=0: the cp.async copies, A/B)
-      static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
-      const size_t      optin  = (size_t)sg_cuda_smem_optin();
-      const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                           reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
-      tp_plan           p      = p0;
-      if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
-      tp_maps    M{};
-      const bool tma = tma_on && (al & 15) == 0 && p.spb * (int)sizeof(T) == 128 && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
-                       ilv_maps(S, p.spb, p.tile, M);
+    const tp_stream_mins rule  = tp_stream_rule();
+    const int            least = sizeof(T) == 8 ? rule.ilv : rule.ilv_f;
+    if (least <= 0 || !S.inter || S.ss != 1 || p0.ntiles != 1 || p0.team < least || p0.spb * sizeof(T) < 32 || p0.groups > INT_MAX) return false;
+    // On the H200 class the streamed plans take up to 128-byte rows of systems (tp_ilv_regroup; SG_TRI_ILV_REGROUP=0 / 1
+    // overrides, A/B): fp64 m = 256 (teams of 32: 8 -> 16 systems per block) 0.1985-0.1987 -> 0.1889-0.1893 ms per
+    // 2^24 unknowns, m = 128 / 512 unchanged (no regrouping at 512: 8 systems fill 512 threads; bench/tri/README.md, ninth session)
+    static const int  rgx    = [] { const char *e = getenv("SG_TRI_ILV_REGROUP"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
+    // TMA: 128-byte rows of systems, a single box of <= 256 rows per array (SG_TRI_ILV_TMA=0: the cp.async copies, A/B)
+    static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
+    const size_t      optin  = (size_t)sg_cuda_smem_optin();
+    const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+    tp_plan           p      = p0;
+    if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
+    tp_maps    M{};
+    const bool tma = tma_on && (al & 15) == 0 && p.spb * (int)sizeof(T) == 128 && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
+                     ilv_maps(S, p.spb, p.tile, M);
+    const char *what = "launching the tpcr interleaved stream kernel";
+    if constexpr (sizeof(T) != 8) {
+      if (!tma) return false;  // (float: the tensor-box form only)
+      launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
+                                                             sg_dreport(ctx), M);
+    } else {
       if (!tma && tp_ilv_smem_bytes<T, Q>(p, false) > optin) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
       const size_t smem = tp_ilv_smem_bytes<T, Q>(p, tma);
       if (smem > optin) return false;
-      const char *what = "launching the tpcr interleaved stream kernel";
       if (tma) launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
       else if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
       else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
-      return true;
     }
+    return true;
   }
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
   // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level

@@ -320,8 +320,9 @@ template <class T> static long long stream_from(int layout, int least)
 }
 // The streaming kernels' thresholds by the HBM's peak (tp_stream_min_teams): the switch points that
 // bench/tri/README.md measured and states (H100: fp64 contiguous / interleaved from m = 512, fp32
-// contiguous from 2048; H200: fp64 contiguous from 256, interleaved from 128, fp32 from 512, and the
-// contiguous teams of < 32 chunks, several per warp).
+// contiguous from 2048, fp32 interleaved never; H200: fp64 contiguous from 256, interleaved from 64, fp32
+// contiguous from 512, interleaved from 128 (tensor boxes: up to 256), and the contiguous teams of < 32
+// chunks, several per warp).
 static void stream_thresholds()
 {
   // the default plans only: the .fuse variants' SG_TRI_FUSE_MIN=1 turns interleaved m >= 129 into fused plans
@@ -330,17 +331,17 @@ static void stream_thresholds()
       printf("skip streaming thresholds (%s is set: not the default plans)\n", knob);
       return;
     }
-  const struct { const char *dev; double peak; long long cd, cf, id; bool multi; } cases[] = {{"H100", 3.35e6, 512, 2048, 512, false},
-                                                                                          {"H200", 4.81e6, 256, 512, 128, true}};
+  const struct { const char *dev; double peak; long long cd, cf, id, fi; bool multi; } cases[] = {{"H100", 3.35e6, 512, 2048, 512, -1, false},
+                                                                                              {"H200", 4.81e6, 256, 512, 64, 128, true}};
   for (const auto &c : cases) {
     const tp_stream_mins k  = tp_stream_min_teams(c.peak);
     const long long      cd = stream_from<double>(SG_TRI_CONTIGUOUS, k.contig), cf = stream_from<float>(SG_TRI_CONTIGUOUS, k.flt),
-                         id = stream_from<double>(SG_TRI_INTERLEAVED, k.ilv);
-    const bool ok = cd == c.cd && cf == c.cf && id == c.id && k.multi == c.multi;
-    CHECK(ok, "%s streaming from m = %lld / %lld / %lld (fp64 contiguous / fp32 contiguous / fp64 interleaved), expected %lld / %lld / %lld", c.dev,
-          cd, cf, id, c.cd, c.cf, c.id);
-    printf("%s streaming thresholds %s: fp64 contiguous m >= %lld, fp32 contiguous m >= %lld, fp64 interleaved m >= %lld, smaller contiguous teams %s\n",
-           ok ? "ok  " : "FAIL", c.dev, cd, cf, id, k.multi ? "too (several per warp)" : "not");
+                         id = stream_from<double>(SG_TRI_INTERLEAVED, k.ilv), fi = k.ilv_f > 0 ? stream_from<float>(SG_TRI_INTERLEAVED, k.ilv_f) : -1;
+    const bool ok = cd == c.cd && cf == c.cf && id == c.id && fi == c.fi && k.multi == c.multi;
+    CHECK(ok, "%s streaming from m = %lld / %lld / %lld / %lld (fp64 contiguous / fp32 contiguous / fp64 interleaved / fp32 interleaved), expected %lld / %lld / %lld / %lld",
+          c.dev, cd, cf, id, fi, c.cd, c.cf, c.id, c.fi);
+    printf("%s streaming thresholds %s: fp64 contiguous m >= %lld, fp32 contiguous m >= %lld, fp64 interleaved m >= %lld, fp32 interleaved m >= %lld, smaller contiguous teams %s\n",
+           ok ? "ok  " : "FAIL", c.dev, cd, cf, id, fi, k.multi ? "too (several per warp)" : "not");
   }
 }
 
@@ -418,6 +419,12 @@ int main(int argc, char **argv)
 {
   bool quick;
   if (const int rc = tri_test_init(argc, argv, &quick); rc >= 0) return rc;
+  // STRUCTGPU_TEST_ONLY=bad: the bad-input cases alone (GPU debugging, sanitizer runs)
+  if (const char *only = getenv("STRUCTGPU_TEST_ONLY"); only && !strcmp(only, "bad")) {
+    bad_inputs<double>();
+    bad_inputs<float>();
+    return tri_test_finish("test_tri_batch", quick);
+  }
   misc();
   sweep<double>(quick);
   sweep<float>(quick);
