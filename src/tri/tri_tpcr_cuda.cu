@@ -753,6 +753,9 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
       mbar_init(sbar);
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
+    // (warp 0 converges before thread 0's first arrive: racecheck attributed the init to lane 31 and reported a
+    // warp-level RAW hazard against that arrive at fp64 interleaved m = 128 with 9 systems; H200, tenth session)
+    __syncwarp();
   }
   if (blockIdx.x < groups) issue(blockIdx.x);
   if constexpr (TMA) __syncthreads();  // (the barrier's init before any thread waits on it)
