@@ -134,7 +134,8 @@ struct tp_plan {
 //   H200, interleaved (bench/tri/README.md, tenth session; same lease, two rounds, ms): fp64 m = 64 (team 8)
 //     0.1719-0.1721 -> 0.1675 streamed; float m = 128 / 256 (teams 8 / 16) 0.1054-0.1055 / 0.1172-0.1183 ->
 //     0.0910-0.0914 / 0.0983-0.0993 by the tensor-box form of tp_stream_ilv_kernel (float takes only that form:
-//     its cp.async form spills). The H100 keeps float interleaved on tp_solve_kernel (not measured there).
+//     its cp.async form spills), m = 64 (team 4, 256-byte rows) 0.0991-0.0998 -> 0.0886-0.0897. The H100
+//     keeps float interleaved on tp_solve_kernel (not measured there).
 // The devices between are untested: the rule is the device class (sg_hbm_fast), as the trsv job
 // order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _ILV_MIN_F / _MULTI override it (A/B).
 struct tp_stream_mins {
@@ -144,7 +145,7 @@ struct tp_stream_mins {
 };
 inline tp_stream_mins tp_stream_min_teams(double peak)
 {
-  if (sg_hbm_fast(peak)) return {32, 32, 8, true, 8};
+  if (sg_hbm_fast(peak)) return {32, 32, 8, true, 4};
   return {64, 128, 64, false, 0};
 }
 

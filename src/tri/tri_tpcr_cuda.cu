@@ -38,8 +38,8 @@
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
 //   batches of m = 512 / 1024 (on the H200 from m = 64, with up to 128-byte rows of systems per block: tp_ilv_regroup;
-//   there float m = 128 / 256 too, by tensor boxes only) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, or one tensor box per array for
-//   128-byte rows of <= 256-row tiles; the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
+//   there float m = 64 / 128 / 256 too, by tensor boxes only) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, or one tensor box per array for
+//   128- or 256-byte rows of <= 256-row tiles; the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
@@ -531,7 +531,7 @@ constexpr int TP_STREAM_MIN_TEAM = 64;  // m >= 512 double
 // Which single tiles stream: tp_stream_min_teams (tri_partition.hpp) by the HBM's peak, with the A/B
 // overrides SG_TRI_STREAM_MIN (double contiguous teams, at least 32: the kernel's block is one team),
 // SG_TRI_STREAM_MIN_F (float, at least 32), SG_TRI_STREAM_ILV_MIN (double interleaved, at least 8),
-// SG_TRI_STREAM_ILV_MIN_F (float interleaved, at least 8; 0: never) and SG_TRI_STREAM_MULTI=0 / 1
+// SG_TRI_STREAM_ILV_MIN_F (float interleaved, at least 4; 0: never) and SG_TRI_STREAM_MULTI=0 / 1
 // (contiguous teams of < 32 chunks, several per warp: tp_stream_kernel MULTI).
 static tp_stream_mins tp_stream_rule()
 {
@@ -539,7 +539,7 @@ static tp_stream_mins tp_stream_rule()
                              [] { const char *e = getenv("SG_TRI_STREAM_MIN_F"); return e ? std::max(32, atoi(e)) : -1; }(),
                              [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN"); return e ? std::max(8, atoi(e)) : -1; }(),
                              [] { const char *e = getenv("SG_TRI_STREAM_MULTI"); return e ? (e[0] == '1' ? 1 : 0) : -1; }(),
-                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN_F"); return e ? (atoi(e) <= 0 ? 0 : std::max(8, atoi(e))) : -1; }()};
+                             [] { const char *e = getenv("SG_TRI_STREAM_ILV_MIN_F"); return e ? (atoi(e) <= 0 ? 0 : std::max(4, atoi(e))) : -1; }()};
   tp_stream_mins r = tp_stream_min_teams(sg_cuda_hbm_peak());
   if (env[0] >= 0) r.contig = env[0];
   if (env[1] >= 0) r.flt = env[1];
@@ -697,9 +697,9 @@ template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
 {
   return (tma ? 128 + 8 : 0) + (size_t)(4 * tp_ilv_aw<Q>(P, tma) + 9LL * P.team * P.spb) * sizeof(T);
 }
-// TMA (plans of 128-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128): thread 0
-// brings a group's four arrays as one 2D tensor box each ([rows][spb systems], unpadded: a warp's two chunks read two
-// 128-byte rows, conflict-free) in place of every thread's 16-byte cp.async copies (8192 per group at m = 256); the same
+// TMA (plans of 128- or 256-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128;
+// float m <= 256): thread 0 brings a group's four arrays as one 2D tensor box each ([rows][spb systems], unpadded: a
+// warp's chunks read two 128-byte rows or one 256-byte row, conflict-free) in place of every thread's 16-byte cp.async copies (8192 per group at m = 256); the same
 // overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
 // 0.1688-0.1703, m = 256 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
 __device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar)
@@ -1210,7 +1210,7 @@ template <class T> struct tp_cuda_ex {
   // copy, bench/tri/README.md): m = 512 / 1024: 82.7 / 66.7 against 68.9 / 49.3 with
   // tp_solve_kernel; m = 256 (teams of 32: 2 blocks of 256 per SM already overlap) 80.1 against
   // 86.1; m = 2048 (spb = 2, 16-byte rows) 40.5 against 41.8.
-  // Float (teams of >= tp_stream_rule().ilv_f: on the H200 class m = 128 / 256; never on the H100) takes only the
+  // Float (teams of >= tp_stream_rule().ilv_f: on the H200 class m = 64 / 128 / 256; never on the H100) takes only the
   // tensor-box form (126 registers, no spills). Its cp.async form spills (124 bytes at 128 registers) and ran slower
   // than tp_solve_kernel on the H100 (m = 1024: 52.5 against 56.4 % of copy) and on the H200 (172 bytes of spills;
   // ms, m = 256 / 512 / 1024: 0.1393-0.1397 / 0.1550-0.1583 / 0.1866-0.1882 against 0.1173-0.1176 / 0.1474-0.1483 /
@@ -1225,7 +1225,10 @@ template <class T> struct tp_cuda_ex {
     // overrides, A/B): fp64 m = 256 (teams of 32: 8 -> 16 systems per block) 0.1985-0.1987 -> 0.1889-0.1893 ms per
     // 2^24 unknowns, m = 128 / 512 unchanged (no regrouping at 512: 8 systems fill 512 threads; bench/tri/README.md, ninth session)
     static const int  rgx    = [] { const char *e = getenv("SG_TRI_ILV_REGROUP"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
-    // TMA: 128-byte rows of systems, a single box of <= 256 rows per array (SG_TRI_ILV_TMA=0: the cp.async copies, A/B)
+    // TMA: 128- or 256-byte rows of systems, a single box of <= 256 rows per array (SG_TRI_ILV_TMA=0: the cp.async
+    // copies, A/B). 256-byte rows (fp64 / float m = 64: 32 / 64 systems per block), H200, same lease, two rounds, ms:
+    // fp64 0.1652-0.1666 -> 0.1642-0.1644; float (streamed from teams of 4 for it) 0.0991-0.0998 -> 0.0886-0.0897
+    // (bench/tri/README.md, tenth session)
     static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
     const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
@@ -1233,7 +1236,8 @@ template <class T> struct tp_cuda_ex {
     tp_plan           p      = p0;
     if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
-    const bool tma = tma_on && (al & 15) == 0 && p.spb * (int)sizeof(T) == 128 && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
+    const int  rowb = p.spb * (int)sizeof(T);  // (128 or 256 bytes: a warp reads whole rows or two half rows, conflict-free)
+    const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256) && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
                      ilv_maps(S, p.spb, p.tile, M);
     const char *what = "launching the tpcr interleaved stream kernel";
     if constexpr (sizeof(T) != 8) {

@@ -321,7 +321,7 @@ template <class T> static long long stream_from(int layout, int least)
 // The streaming kernels' thresholds by the HBM's peak (tp_stream_min_teams): the switch points that
 // bench/tri/README.md measured and states (H100: fp64 contiguous / interleaved from m = 512, fp32
 // contiguous from 2048, fp32 interleaved never; H200: fp64 contiguous from 256, interleaved from 64, fp32
-// contiguous from 512, interleaved from 128 (tensor boxes: up to 256), and the contiguous teams of < 32
+// contiguous from 512, interleaved from 64 (tensor boxes: up to 256), and the contiguous teams of < 32
 // chunks, several per warp).
 static void stream_thresholds()
 {
@@ -332,7 +332,7 @@ static void stream_thresholds()
       return;
     }
   const struct { const char *dev; double peak; long long cd, cf, id, fi; bool multi; } cases[] = {{"H100", 3.35e6, 512, 2048, 512, -1, false},
-                                                                                              {"H200", 4.81e6, 256, 512, 64, 128, true}};
+                                                                                              {"H200", 4.81e6, 256, 512, 64, 64, true}};
   for (const auto &c : cases) {
     const tp_stream_mins k  = tp_stream_min_teams(c.peak);
     const long long      cd = stream_from<double>(SG_TRI_CONTIGUOUS, k.contig), cf = stream_from<float>(SG_TRI_CONTIGUOUS, k.flt),
