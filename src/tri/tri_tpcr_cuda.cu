@@ -1236,7 +1236,7 @@ template <class T> struct tp_cuda_ex {
     tp_plan           p      = p0;
     if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
-    const int  rowb = p.spb * (int)sizeof(T);  // (128 or 256 bytes: a warp reads whole rows or two half rows, conflict-free)
+    const int  rowb = p.spb * (int)sizeof(T);  // (128 or 256 bytes: a warp reads one or two whole rows, or half a float row of 256: conflict-free)
     const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256) && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
                      ilv_maps(S, p.spb, p.tile, M);
     const char *what = "launching the tpcr interleaved stream kernel";
