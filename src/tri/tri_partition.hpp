@@ -113,7 +113,7 @@ struct tp_plan {
 
 // Smallest teams (chunks, tp_plan::team) whose single-tile plans run on the GPU's streaming kernels
 // (persistent blocks that bring the next system by tensor / cp.async copies while this one is solved:
-// tp_stream_kernel for contiguous systems, tp_stream_ilv_kernel for interleaved double), by the
+// tp_stream_kernel for contiguous systems, tp_stream_ilv_kernel for interleaved ones), by the
 // device's HBM peak in bytes per us (sg_cuda_hbm_peak): a kernel choice only, the plan and its
 // arithmetic are the same. The GPU's % of copy, auto, same lease, two rounds (bench/tri/README.md):
 //   H100 (3.35e6): fp64 contiguous m = 256 (team 32) 94.9 with tp_solve_kernel against 89.5

@@ -1240,19 +1240,20 @@ template <class T> struct tp_cuda_ex {
     const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256) && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
                      ilv_maps(S, p.spb, p.tile, M);
     const char *what = "launching the tpcr interleaved stream kernel";
-    if constexpr (sizeof(T) != 8) {
-      if (!tma) return false;  // (float: the tensor-box form only)
+    if (tma) {
       launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
                                                              sg_dreport(ctx), M);
-    } else {
-      if (!tma && tp_ilv_smem_bytes<T, Q>(p, false) > optin) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
-      const size_t smem = tp_ilv_smem_bytes<T, Q>(p, tma);
-      if (smem > optin) return false;
-      if (tma) launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
-      else if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
-      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      return true;
     }
-    return true;
+    if constexpr (sizeof(T) != 8) return false;  // (float: the tensor-box form only)
+    else {
+      if (tp_ilv_smem_bytes<T, Q>(p, false) > optin) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
+      const size_t smem = tp_ilv_smem_bytes<T, Q>(p, false);
+      if (smem > optin) return false;
+      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      return true;
+    }
   }
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
   // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level

@@ -14,6 +14,7 @@
 #include "tri/tri_partition.hpp"  // internal: the streaming kernels' thresholds by device class
 #include "tri/tri_internal.hpp"   // internal: the streaming kernels' occupancy (--cuda)
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 static const sg_tri_alg kAlgs[] = {SG_TRI_THOMAS, SG_TRI_CR, SG_TRI_PCR, SG_TRI_RD, SG_TRI_CR_PCR, SG_TRI_CR_RD, SG_TRI_TPCR, SG_TRI_AUTO};
@@ -180,14 +181,16 @@ template <class T> static void bad_inputs()
     // streaming kernel's several teams per warp (MULTI, with padding systems: nb = 9); 2048: the fused
     // interleaved kernel, its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10:
     // 16-byte rows); interleaved 128 with ld = 10: on the H200 the interleaved streaming kernel's tensor
-    // boxes (double: 16 systems per group, 7 of them padding past nb = 9)
-    for (long long mbp : {37ll, 128ll, -128ll, 1024ll, 2048ll, -2048ll})
+    // boxes (double: 16 systems per group, 7 of them padding past nb = 9); interleaved 128 with nb = 20,
+    // ld = 24: the same form for float too (32 systems per group, 12 of them padding)
+    // (m < 0: interleaved only, with the row stride ldi)
+    for (const auto sh : {std::array<long long, 3>{37, 9, 9}, {128, 9, 9}, {-128, 9, 10}, {-128, 20, 24}, {1024, 9, 9}, {2048, 9, 9}, {-2048, 9, 10}})
     for (sg_tri_alg alg : kAlgs) {
-      const long long mb = mbp < 0 ? -mbp : mbp, ldi = mbp < 0 ? 10 : 9;
+      const long long mbp = sh[0], mb = mbp < 0 ? -mbp : mbp, nb = sh[1], ldi = sh[2];
       if ((mb >= 1024 || mb == 128) && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
       if (mbp < 0 && lay == 0) continue;
       for (int what = 0; what < 2; what++) {
-        Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, 9, lay == 0 ? mb : ldi, 0, 777);
+        Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, nb, lay == 0 ? mb : ldi, 0, 777);
         if (what == 0) {  // zero row 11 of system 5: singular
           B.d[B.idx(5, 11)] = 0; B.dl[B.idx(5, 11)] = 0; B.du[B.idx(5, 11)] = 0;
         } else B.b[B.idx(2, 3)] = (T)NAN;
