@@ -698,9 +698,10 @@ template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
   return (tma ? 128 + 8 : 0) + (size_t)(4 * tp_ilv_aw<Q>(P, tma) + 9LL * P.team * P.spb) * sizeof(T);
 }
 // TMA (plans of 128- or 256-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128;
-// float m <= 256): thread 0 brings a group's four arrays as one 2D tensor box each ([rows][spb systems], unpadded: a
-// warp's chunks read two 128-byte rows or one 256-byte row, conflict-free) in place of every thread's 16-byte cp.async copies (8192 per group at m = 256); the same
-// overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
+// float m <= 256; on the H200 class also 64-byte rows and tiles of 512 rows: fp64 / float m = 257-512): thread 0 brings
+// a group's four arrays as one 2D tensor box each per 256 rows ([rows][spb systems], unpadded: a warp's chunks read two
+// 128-byte rows or one 256-byte row, conflict-free; 64-byte rows: 2-way conflicts) in place of every thread's 16-byte
+// cp.async copies (8192 per group at m = 256); the same overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
 // 0.1688-0.1703, m = 256 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
 __device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar)
 {
@@ -727,8 +728,12 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     if constexpr (TMA) {
       if (threadIdx.x == 0) {
         mbar_expect(sbar, 4u * (unsigned)(aw * (int)sizeof(T)));  // (rows past m, systems past nbatch arrive as 0)
+        // boxes of <= 256 rows (the tensor copy's limit), stacked: tiles of 512 rows take two per array
+        const int br = P.tile < 256 ? (int)P.tile : 256;
+#pragma unroll 1
+        for (int y = 0; y < (int)P.tile; y += br)
 #pragma unroll
-        for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + k * aw, &M.m[k], (int)(g * spb), 0, sbar);
+          for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + k * aw + (long long)y * spb, &M.m[k], (int)(g * spb), y, sbar);
       }
     } else {
       const long long s0 = g * spb;
@@ -1230,6 +1235,13 @@ template <class T> struct tp_cuda_ex {
     // fp64 0.1652-0.1666 -> 0.1642-0.1644; float (streamed from teams of 4 for it) 0.0991-0.0998 -> 0.0886-0.0897
     // (bench/tri/README.md, tenth session)
     static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
+    // Wide: on the H200 class the form takes 64-byte rows and tiles of 512 rows too (two boxes per array; fp64 / float
+    // m = 257-512, one block of 512 threads per SM; SG_TRI_ILV_TMA_WIDE=0 / 1 overrides, A/B). H200, same lease, two
+    // rounds, ms per 2^24 unknowns, m = 512: fp64 0.2297-0.2304 -> 0.2066-0.2069 (the cp.async form), float
+    // 0.1472-0.1477 -> 0.1103-0.1107 (not streamed before); m = 64-256, 1024-4096 unchanged (bench/tri/README.md,
+    // eleventh session)
+    static const int  widex  = [] { const char *e = getenv("SG_TRI_ILV_TMA_WIDE"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
+    const bool        wide   = widex >= 0 ? widex == 1 : sg_hbm_fast(sg_cuda_hbm_peak());
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
     const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
@@ -1237,8 +1249,8 @@ template <class T> struct tp_cuda_ex {
     if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
     const int  rowb = p.spb * (int)sizeof(T);  // (128 or 256 bytes: a warp reads one or two whole rows, or half a float row of 256: conflict-free)
-    const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256) && p.tile <= 256 && tp_ilv_smem_bytes<T, Q>(p, true) <= optin &&
-                     ilv_maps(S, p.spb, p.tile, M);
+    const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256 || (wide && rowb == 64)) && p.tile <= (wide ? 512 : 256) &&
+                     tp_ilv_smem_bytes<T, Q>(p, true) <= optin && ilv_maps(S, p.spb, p.tile < 256 ? p.tile : 256, M);
     const char *what = "launching the tpcr interleaved stream kernel";
     if (tma) {
       launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,

@@ -182,17 +182,20 @@ template <class T> static void bad_inputs()
     // interleaved kernel, its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10:
     // 16-byte rows); interleaved 128 with ld = 10: on the H200 the interleaved streaming kernel's tensor
     // boxes (double: 16 systems per group, 7 of them padding past nb = 9); interleaved 128 with nb = 20,
-    // ld = 24: the same form for float too (32 systems per group, 12 of them padding)
-    // (m < 0: interleaved only, with the row stride ldi)
-    for (const auto sh : {std::array<long long, 3>{37, 9, 9}, {128, 9, 9}, {-128, 9, 10}, {-128, 20, 24}, {1024, 9, 9}, {2048, 9, 9}, {-2048, 9, 10}})
+    // ld = 24: the same form for float too (32 systems per group, 12 of them padding); interleaved 512 with
+    // ld = 12: the wide form on the H200 (64-byte rows, two boxes of 256 rows per array; the zero pivot at row
+    // 300, in the second box)
+    // (m < 0: interleaved only, with the row stride ldi; zr: the zero pivot's row)
+    for (const auto sh : {std::array<long long, 4>{37, 9, 9, 11}, {128, 9, 9, 11}, {-128, 9, 10, 11}, {-128, 20, 24, 11}, {-512, 9, 12, 300},
+                          {1024, 9, 9, 11}, {2048, 9, 9, 11}, {-2048, 9, 10, 11}})
     for (sg_tri_alg alg : kAlgs) {
-      const long long mbp = sh[0], mb = mbp < 0 ? -mbp : mbp, nb = sh[1], ldi = sh[2];
-      if ((mb >= 1024 || mb == 128) && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
+      const long long mbp = sh[0], mb = mbp < 0 ? -mbp : mbp, nb = sh[1], ldi = sh[2], zr = sh[3];
+      if ((mb >= 512 || mb == 128) && alg != SG_TRI_TPCR && alg != SG_TRI_AUTO) continue;
       if (mbp < 0 && lay == 0) continue;
       for (int what = 0; what < 2; what++) {
         Batch<T> B = make_batch<T>((sg_tri_layout)lay, mb, nb, lay == 0 ? mb : ldi, 0, 777);
-        if (what == 0) {  // zero row 11 of system 5: singular
-          B.d[B.idx(5, 11)] = 0; B.dl[B.idx(5, 11)] = 0; B.du[B.idx(5, 11)] = 0;
+        if (what == 0) {  // zero row zr of system 5: singular
+          B.d[B.idx(5, zr)] = 0; B.dl[B.idx(5, zr)] = 0; B.du[B.idx(5, zr)] = 0;
         } else B.b[B.idx(2, 3)] = (T)NAN;
         const sg_status want = what == 0 ? SG_ERR_ZERO_PIVOT : SG_ERR_NONFINITE;
         const long long wsys = what == 0 ? 5 : 2;
@@ -200,7 +203,7 @@ template <class T> static void bad_inputs()
           sg_report       rep;
           const sg_status st = solve_on<T>(B, alg, dev, rep);
           // the breakdown row is exact for our algorithms (first failure in step order wins)
-          const bool row_ok = what == 1 ? rep.row == 3 : (rep.alg == SG_TRI_TPCR || rep.row == 11);
+          const bool row_ok = what == 1 ? rep.row == 3 : (rep.alg == SG_TRI_TPCR || rep.row == zr);
           const bool ok = st == want && rep.status == st && rep.system == wsys && row_ok && rep.msg[0];
           CHECK(ok, "%s %s %s %s: got %s system %lld (want %s system %lld): %s", dev ? "cuda" : "host", what ? "nan" : "zero-pivot",
                 sg_tri_alg_name(alg), pn, sg_status_string(st), rep.system, sg_status_string(want), wsys, rep.msg);
