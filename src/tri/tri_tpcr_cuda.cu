@@ -698,9 +698,9 @@ template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
   return (tma ? 128 + 8 : 0) + (size_t)(4 * tp_ilv_aw<Q>(P, tma) + 9LL * P.team * P.spb) * sizeof(T);
 }
 // TMA (plans of 128- or 256-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128;
-// float m <= 256; on the H200 class also 64-byte rows and tiles of 512 rows: fp64 / float m = 257-512): thread 0 brings
-// a group's four arrays as one 2D tensor box each per 256 rows ([rows][spb systems], unpadded: a warp's chunks read two
-// 128-byte rows or one 256-byte row, conflict-free; 64-byte rows: 2-way conflicts) in place of every thread's 16-byte
+// float m <= 256; on the H200 class also 64- and 32-byte rows and tiles of 512 and 1024 rows: fp64 / float m = 257-1024):
+// thread 0 brings a group's four arrays as one 2D tensor box each per 256 rows ([rows][spb systems], unpadded: a warp's
+// chunks read two 128-byte rows or one 256-byte row, conflict-free; 64 / 32-byte rows: 2 / 4-way conflicts) in place of every thread's 16-byte
 // cp.async copies (8192 per group at m = 256); the same overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
 // 0.1688-0.1703, m = 256 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
 __device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar)
@@ -1235,11 +1235,12 @@ template <class T> struct tp_cuda_ex {
     // fp64 0.1652-0.1666 -> 0.1642-0.1644; float (streamed from teams of 4 for it) 0.0991-0.0998 -> 0.0886-0.0897
     // (bench/tri/README.md, tenth session)
     static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
-    // Wide: on the H200 class the form takes 64-byte rows and tiles of 512 rows too (two boxes per array; fp64 / float
-    // m = 257-512, one block of 512 threads per SM; SG_TRI_ILV_TMA_WIDE=0 / 1 overrides, A/B). H200, same lease, two
-    // rounds, ms per 2^24 unknowns, m = 512: fp64 0.2297-0.2304 -> 0.2066-0.2069 (the cp.async form), float
-    // 0.1472-0.1477 -> 0.1103-0.1107 (not streamed before); m = 64-256, 1024-4096 unchanged (bench/tri/README.md,
-    // eleventh session)
+    // Wide: on the H200 class the form takes 64- and 32-byte rows and tiles of 512 and 1024 rows too (two / four boxes
+    // per array; fp64 / float m = 257-1024, one block of 512 threads per SM; SG_TRI_ILV_TMA_WIDE=0 / 1 overrides, A/B).
+    // H200, same lease, two rounds, ms per 2^24 unknowns: m = 512 fp64 0.2297-0.2304 -> 0.2066-0.2069 (the cp.async
+    // form before), float 0.1472-0.1477 -> 0.1103-0.1107 (not streamed before); m = 1024 (32-byte rows: a warp's 8 / 4
+    // chunks read the same 8 banks, 4-way conflicts) fp64 0.2915-0.2947 -> 0.2857-0.2869, float 0.1731-0.1759 ->
+    // 0.1388-0.1390; m = 64-256, 2048-4096 unchanged (bench/tri/README.md, eleventh session)
     static const int  widex  = [] { const char *e = getenv("SG_TRI_ILV_TMA_WIDE"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
     const bool        wide   = widex >= 0 ? widex == 1 : sg_hbm_fast(sg_cuda_hbm_peak());
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
@@ -1249,7 +1250,8 @@ template <class T> struct tp_cuda_ex {
     if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
     const int  rowb = p.spb * (int)sizeof(T);  // (128 or 256 bytes: a warp reads one or two whole rows, or half a float row of 256: conflict-free)
-    const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256 || (wide && rowb == 64)) && p.tile <= (wide ? 512 : 256) &&
+    const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256 || (wide && (rowb == 64 || rowb == 32))) &&
+                     p.tile <= (wide ? 1024 : 256) &&
                      tp_ilv_smem_bytes<T, Q>(p, true) <= optin && ilv_maps(S, p.spb, p.tile < 256 ? p.tile : 256, M);
     const char *what = "launching the tpcr interleaved stream kernel";
     if (tma) {

@@ -182,11 +182,11 @@ template <class T> static void bad_inputs()
     // interleaved kernel, its rows loaded into registers (ld = 9) and by tensor copies (double, ld = 10:
     // 16-byte rows); interleaved 128 with ld = 10: on the H200 the interleaved streaming kernel's tensor
     // boxes (double: 16 systems per group, 7 of them padding past nb = 9); interleaved 128 with nb = 20,
-    // ld = 24: the same form for float too (32 systems per group, 12 of them padding); interleaved 512 with
-    // ld = 12: the wide form on the H200 (64-byte rows, two boxes of 256 rows per array; the zero pivot at row
-    // 300, in the second box)
+    // ld = 24: the same form for float too (32 systems per group, 12 of them padding); interleaved 512 / 1024
+    // with ld = 12: the wide form on the H200 (64 / 32-byte rows, two / four boxes of 256 rows per array; the
+    // zero pivot at row 300 / 700, in the second / third box)
     // (m < 0: interleaved only, with the row stride ldi; zr: the zero pivot's row)
-    for (const auto sh : {std::array<long long, 4>{37, 9, 9, 11}, {128, 9, 9, 11}, {-128, 9, 10, 11}, {-128, 20, 24, 11}, {-512, 9, 12, 300},
+    for (const auto sh : {std::array<long long, 4>{37, 9, 9, 11}, {128, 9, 9, 11}, {-128, 9, 10, 11}, {-128, 20, 24, 11}, {-512, 9, 12, 300}, {-1024, 9, 12, 700},
                           {1024, 9, 9, 11}, {2048, 9, 9, 11}, {-2048, 9, 10, 11}})
     for (sg_tri_alg alg : kAlgs) {
       const long long mbp = sh[0], mb = mbp < 0 ? -mbp : mbp, nb = sh[1], ldi = sh[2], zr = sh[3];
