@@ -700,7 +700,7 @@ template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
 // TMA (plans of 128- or 256-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128;
 // float m <= 256; on the H200 class also 64- and 32-byte rows and tiles of 512 and 1024 rows: fp64 / float m = 257-1024):
 // thread 0 brings a group's four arrays as one 2D tensor box each per 256 rows ([rows][spb systems], unpadded: a warp's
-// chunks read two 128-byte rows or one 256-byte row, conflict-free; 64 / 32-byte rows: 2 / 4-way conflicts) in place of every thread's 16-byte
+// chunks read two 128-byte rows or one 256-byte row, conflict-free; 64 / 32-byte rows: in the XOR order, below) in place of every thread's 16-byte
 // cp.async copies (8192 per group at m = 256); the same overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
 // 0.1688-0.1703, m = 256 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
 __device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar)
@@ -709,7 +709,33 @@ __device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map
                "l"((unsigned long long)map), "r"(x), "r"(y), "r"(smem_u32(bar))
                : "memory");
 }
-template <class T, int Q, int PB, bool TMA = false>
+// XOR (the wide tensor boxes, rows of 32 / 64 bytes): the dense [rows][spb] layout puts row i of every chunk of a warp
+// in the same banks (a chunk is Q rows: a multiple of 128 bytes). Each thread reads its rows in the order i ^ x, x = its
+// chunk index mod 4 (32-byte rows) / 2 (64-byte rows), so that a warp's chunks hit different 32 / 64-byte bank windows
+// (conflict-free), and tp_xor_perm puts them back in order in registers (selects, after the buffer is released).
+// XM = the mask of x: 3 (32-byte rows), 1 (64-byte rows); a template constant (a runtime mask spilled: 120 bytes, fp64).
+// H200 (SG_TRI_ILV_XOR=0 / 1, same lease, two rounds, ms per 2^24 unknowns): interleaved m = 1024 fp64 0.2843-0.2853 ->
+// 0.2450-0.2470, float 0.1392-0.1402 -> 0.1215-0.1228; m = 512 fp64 0.2076-0.2088 -> 0.1998-0.2008, float 0.1101-0.1109
+// -> 0.1070-0.1075. ncu, fp64 m = 1024: shared-load bank conflicts 12.6 M -> 0.01 M (wavefronts 23.8 M -> 11.2 M),
+// instructions +8 % (bench/tri/README.md, eleventh session)
+template <int XM, int Q, class T> __device__ __forceinline__ void tp_xor_perm(int x, T (&a)[Q], T (&b)[Q], T (&c)[Q], T (&r)[Q])
+{
+#pragma unroll
+  for (int bit = 1; bit <= 2; bit <<= 1)
+    if (XM & bit) {
+      const bool sw = (x & bit) != 0;
+#pragma unroll
+      for (int i = 0; i < Q; i++)
+        if (!(i & bit)) {
+          T t;
+          t = a[i]; a[i] = sw ? a[i | bit] : a[i]; a[i | bit] = sw ? t : a[i | bit];
+          t = b[i]; b[i] = sw ? b[i | bit] : b[i]; b[i | bit] = sw ? t : b[i | bit];
+          t = c[i]; c[i] = sw ? c[i | bit] : c[i]; c[i | bit] = sw ? t : c[i | bit];
+          t = r[i]; r[i] = sw ? r[i | bit] : r[i]; r[i | bit] = sw ? t : r[i | bit];
+        }
+    }
+}
+template <class T, int Q, int PB, bool TMA = false, int XM = 0>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                      const __grid_constant__ tp_maps M)
 {
@@ -775,11 +801,22 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
       __syncthreads();
     }
     const int o = TMA ? j * Q * spb + sl : j * (Q + 1) * spb + sl;
+    const int x = j & XM;
+    if constexpr (XM != 0) {
 #pragma unroll
-    for (int i = 0; i < Q; i++) {
-      if (tm.active && g0 + i < te) {
-        a[i] = buf[o + i * spb]; b[i] = buf[aw + o + i * spb]; c[i] = buf[2 * aw + o + i * spb]; r[i] = buf[3 * aw + o + i * spb];
-      } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+      for (int i = 0; i < Q; i++) {
+        const int ri = i ^ x, e = o + ri * spb;
+        if (tm.active && g0 + ri < te) {
+          a[i] = buf[e]; b[i] = buf[aw + e]; c[i] = buf[2 * aw + e]; r[i] = buf[3 * aw + e];
+        } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < Q; i++) {
+        if (tm.active && g0 + i < te) {
+          a[i] = buf[o + i * spb]; b[i] = buf[aw + o + i * spb]; c[i] = buf[2 * aw + o + i * spb]; r[i] = buf[3 * aw + o + i * spb];
+        } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+      }
     }
     __syncthreads();  // the buffer is free: fetch the next group now
     if (g + gridDim.x < groups) {
@@ -787,6 +824,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
         if (threadIdx.x == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       issue(g + gridDim.x);
     }
+    if constexpr (XM != 0) tp_xor_perm<XM, Q>(x, a, b, c, r);
     if (tm.active) tp_fix_chunk<Q>(tm, S, s, 0, 0, te, g0, a, b, c, r);
     tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, 0u);
     if (tm.active && g0 < te) {
@@ -1240,20 +1278,31 @@ template <class T> struct tp_cuda_ex {
     // H200, same lease, two rounds, ms per 2^24 unknowns: m = 512 fp64 0.2297-0.2304 -> 0.2066-0.2069 (the cp.async
     // form before), float 0.1472-0.1477 -> 0.1103-0.1107 (not streamed before); m = 1024 (32-byte rows: a warp's 8 / 4
     // chunks read the same 8 banks, 4-way conflicts) fp64 0.2915-0.2947 -> 0.2857-0.2869, float 0.1731-0.1759 ->
-    // 0.1388-0.1390; m = 64-256, 2048-4096 unchanged (bench/tri/README.md, eleventh session)
+    // 0.1388-0.1390; m = 64-256, 2048-4096 unchanged (bench/tri/README.md, eleventh session). These rows are read in
+    // the XOR order (tp_xor_perm, above the kernel): conflict-free.
     static const int  widex  = [] { const char *e = getenv("SG_TRI_ILV_TMA_WIDE"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
     const bool        wide   = widex >= 0 ? widex == 1 : sg_hbm_fast(sg_cuda_hbm_peak());
+    static const bool xorx   = [] { const char *e = getenv("SG_TRI_ILV_XOR"); return !(e && e[0] == '0'); }();  // (tp_stream_ilv_kernel's XOR; 0: A/B)
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
     const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
     tp_plan           p      = p0;
     if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
-    const int  rowb = p.spb * (int)sizeof(T);  // (128 or 256 bytes: a warp reads one or two whole rows, or half a float row of 256: conflict-free)
+    const int  rowb = p.spb * (int)sizeof(T);  // (128 / 256 bytes: a warp reads whole rows or half a float row of 256; 32 / 64: the XOR order)
     const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256 || (wide && (rowb == 64 || rowb == 32))) &&
                      p.tile <= (wide ? 1024 : 256) &&
                      tp_ilv_smem_bytes<T, Q>(p, true) <= optin && ilv_maps(S, p.spb, p.tile < 256 ? p.tile : 256, M);
     const char *what = "launching the tpcr interleaved stream kernel";
+    if (tma && xorx && rowb <= 64) {
+      if (rowb == 64)
+        launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 1>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
+                                                                  sg_dreport(ctx), M);
+      else
+        launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 3>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
+                                                                  sg_dreport(ctx), M);
+      return true;
+    }
     if (tma) {
       launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
                                                              sg_dreport(ctx), M);
