@@ -38,8 +38,10 @@
 //   persistent blocks, each tile's four arrays brought by TMA tensor copies (128-byte
 //   swizzle: conflict-free chunk reads) while the previous tile is solved. Interleaved double
 //   batches of m = 512 / 1024 (on the H200 from m = 64, with up to 128-byte rows of systems per block: tp_ilv_regroup;
-//   there float m = 64 / 128 / 256 too, by tensor boxes only) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a group's rows, or one tensor box per array for
-//   128- or 256-byte rows of <= 256-row tiles; the same overlap); from m = 2048 (both precisions) tp_fused_ilv_kernel (the
+//   there float m = 64-1024 too, by tensor boxes only) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
+//   group's rows, or one tensor box per array and 256 rows: 128- or 256-byte rows of <= 256-row tiles, on the H200 also
+//   64- and 32-byte rows of 512- and 1024-row tiles read in an XOR order; the same overlap); from m = 2048 (both
+//   precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
@@ -700,9 +702,10 @@ template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
 // TMA (plans of 128- or 256-byte rows of systems and single tiles of <= 256 rows: fp64 m = 129-256 regrouped, m <= 128;
 // float m <= 256; on the H200 class also 64- and 32-byte rows and tiles of 512 and 1024 rows: fp64 / float m = 257-1024):
 // thread 0 brings a group's four arrays as one 2D tensor box each per 256 rows ([rows][spb systems], unpadded: a warp's
-// chunks read two 128-byte rows or one 256-byte row, conflict-free; 64 / 32-byte rows: in the XOR order, below) in place of every thread's 16-byte
-// cp.async copies (8192 per group at m = 256); the same overlap. Measured on the H200, same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 ->
-// 0.1688-0.1703, m = 256 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
+// chunks read two 128-byte rows or one 256-byte row, conflict-free; 64 / 32-byte rows: in the XOR order, below) in
+// place of every thread's 16-byte cp.async copies (8192 per group at m = 256); the same overlap. Measured on the H200,
+// same lease, two rounds, ms per 2^24 unknowns: fp64 interleaved m = 128 0.1741-0.1744 -> 0.1688-0.1703, m = 256
+// 0.1881-0.1882 -> 0.1731-0.1739 (83.4 -> 90.6-91.0 % of copy; bench/tri/README.md, ninth session).
 __device__ __forceinline__ void tp_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar)
 {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem_u32(dst)),
@@ -754,7 +757,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     if constexpr (TMA) {
       if (threadIdx.x == 0) {
         mbar_expect(sbar, 4u * (unsigned)(aw * (int)sizeof(T)));  // (rows past m, systems past nbatch arrive as 0)
-        // boxes of <= 256 rows (the tensor copy's limit), stacked: tiles of 512 rows take two per array
+        // boxes of <= 256 rows (the tensor copy's limit), stacked: tiles of 512 / 1024 rows take two / four per array
         const int br = P.tile < 256 ? (int)P.tile : 256;
 #pragma unroll 1
         for (int y = 0; y < (int)P.tile; y += br)
