@@ -135,7 +135,9 @@ struct tp_plan {
 //     0.1719-0.1721 -> 0.1675 streamed; float m = 128 / 256 (teams 8 / 16) 0.1054-0.1055 / 0.1172-0.1183 ->
 //     0.0910-0.0914 / 0.0983-0.0993 by the tensor-box form of tp_stream_ilv_kernel (float takes only that form:
 //     its cp.async form spills), m = 64 (team 4, 256-byte rows) 0.0991-0.0998 -> 0.0886-0.0897. The H100
-//     keeps float interleaved on tp_solve_kernel (not measured there).
+//     keeps float interleaved on tp_solve_kernel (not measured there). Since the eleventh session the form
+//     takes 64- / 32-byte rows too (the wide boxes), so float m = 512 / 1024 (teams 32 / 64) stream there as
+//     well: 0.1472-0.1477 / 0.1731-0.1759 -> 0.1070-0.1075 / 0.1215-0.1228 (with the XOR order).
 // The devices between are untested: the rule is the device class (sg_hbm_fast), as the trsv job
 // order's (hy_choose_order). SG_TRI_STREAM_MIN / _MIN_F / _ILV_MIN / _ILV_MIN_F / _MULTI override it (A/B).
 struct tp_stream_mins {
