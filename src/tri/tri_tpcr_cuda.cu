@@ -805,6 +805,8 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     }
     const int o = TMA ? j * Q * spb + sl : j * (Q + 1) * spb + sl;
     const int x = j & XM;
+    // (two loops, not one with ri = i ^ x for XM = 0 too: that one changed the machine code of the 4 plain instances,
+    // whose times the benches hold)
     if constexpr (XM != 0) {
 #pragma unroll
       for (int i = 0; i < Q; i++) {
@@ -1262,6 +1264,12 @@ template <class T> struct tp_cuda_ex {
   // ms, m = 256 / 512 / 1024: 0.1393-0.1397 / 0.1550-0.1583 / 0.1866-0.1882 against 0.1173-0.1176 / 0.1474-0.1483 /
   // 0.1745-0.1751); the tensor-box form, H200, same lease: m = 128 / 256 0.1054-0.1055 / 0.1172-0.1183 ->
   // 0.0910-0.0914 / 0.0983-0.0993 ms (bench/tri/README.md, tenth session).
+  static constexpr const char *ilv_what = "launching the tpcr interleaved stream kernel";
+  template <int XM> void stream_ilv_tma(const tp_sys<T> &S, const tp_plan &p, T tol, const tp_maps &M)
+  {
+    launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, XM>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), ilv_what, S, p, tol,
+                                                               sg_dreport(ctx), M);
+  }
   bool stream_ilv(const tp_sys<T> &S, const tp_plan &p0, T tol)
   {
     const tp_stream_mins rule  = tp_stream_rule();
@@ -1284,31 +1292,24 @@ template <class T> struct tp_cuda_ex {
     // 0.1388-0.1390; m = 64-256, 2048-4096 unchanged (bench/tri/README.md, eleventh session). These rows are read in
     // the XOR order (tp_xor_perm, above the kernel): conflict-free.
     static const int  widex  = [] { const char *e = getenv("SG_TRI_ILV_TMA_WIDE"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
-    const bool        wide   = widex >= 0 ? widex == 1 : sg_hbm_fast(sg_cuda_hbm_peak());
+    const bool        fast   = sg_hbm_fast(sg_cuda_hbm_peak());  // (the H200 class: regrouping and the wide boxes)
+    const bool        wide   = widex >= 0 ? widex == 1 : fast;
     static const bool xorx   = [] { const char *e = getenv("SG_TRI_ILV_XOR"); return !(e && e[0] == '0'); }();  // (tp_stream_ilv_kernel's XOR; 0: A/B)
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
     const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
     tp_plan           p      = p0;
-    if (rgx >= 0 ? rgx == 1 : sg_hbm_fast(sg_cuda_hbm_peak())) tp_ilv_regroup<T>(p, S.nbatch);
+    if (rgx >= 0 ? rgx == 1 : fast) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
     const int  rowb = p.spb * (int)sizeof(T);  // (128 / 256 bytes: a warp reads whole rows or half a float row of 256; 32 / 64: the XOR order)
     const bool tma = tma_on && (al & 15) == 0 && (rowb == 128 || rowb == 256 || (wide && (rowb == 64 || rowb == 32))) &&
                      p.tile <= (wide ? 1024 : 256) &&
                      tp_ilv_smem_bytes<T, Q>(p, true) <= optin && ilv_maps(S, p.spb, p.tile < 256 ? p.tile : 256, M);
-    const char *what = "launching the tpcr interleaved stream kernel";
-    if (tma && xorx && rowb <= 64) {
-      if (rowb == 64)
-        launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 1>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
-                                                                  sg_dreport(ctx), M);
-      else
-        launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 3>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
-                                                                  sg_dreport(ctx), M);
-      return true;
-    }
-    if (tma) {
-      launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), what, S, p, tol,
-                                                             sg_dreport(ctx), M);
+    if (tma) {  // (the XOR mask by the row size: 64-byte rows 1, 32-byte rows 3, wider rows or SG_TRI_ILV_XOR=0: 0)
+      const int xm = xorx && rowb <= 64 ? (rowb == 64 ? 1 : 3) : 0;
+      if (xm == 1) stream_ilv_tma<1>(S, p, tol, M);
+      else if (xm == 3) stream_ilv_tma<3>(S, p, tol, M);
+      else stream_ilv_tma<0>(S, p, tol, M);
       return true;
     }
     if constexpr (sizeof(T) != 8) return false;  // (float: the tensor-box form only)
@@ -1316,8 +1317,8 @@ template <class T> struct tp_cuda_ex {
       if (tp_ilv_smem_bytes<T, Q>(p, false) > optin) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
       const size_t smem = tp_ilv_smem_bytes<T, Q>(p, false);
       if (smem > optin) return false;
-      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
-      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M);
+      if ((al & 15) == 0) launch_persistent<tp_stream_ilv_kernel<T, Q, 16>>(p.groups, p.team * p.spb, smem, ilv_what, S, p, tol, sg_dreport(ctx), M);
+      else launch_persistent<tp_stream_ilv_kernel<T, Q, (int)sizeof(T)>>(p.groups, p.team * p.spb, smem, ilv_what, S, p, tol, sg_dreport(ctx), M);
       return true;
     }
   }
