@@ -237,15 +237,26 @@ template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_sto
 // case: packed systems of m >= 256 double / 512 float rows, or m = team*Q), their 32*Q rows are
 // one contiguous range. They are then moved with lane-consecutive 16-byte accesses, so a warp
 // instruction covers 512 contiguous bytes (whole 128-byte lines), and redistributed through a
-// per-warp shared buffer (chunk stride 5 vectors: conflict-free reads of a lane's 4 vectors).
+// per-warp shared buffer (the XOR order of tp_stage_slot: conflict-free writes and reads; branch next/tri-stage-xor).
 // The per-lane path (a lane's four 16-byte accesses 64 bytes apart from its neighbours') made
 // every instruction touch 32 sectors and fetch half of them twice: ncu on an H100 counted 52%
 // excessive sectors and 38% of the warp cycles stalled on the full LG queue (m = 1024 double).
 // 16-byte vectors per chunk (Q*sizeof(T)/16: 4 for the default Q) and the staging bytes per warp
-// (chunk stride VEC+1 vectors, odd: conflict-free)
+// (VEC+1 vectors per chunk: the padded layout's; the XOR order, tp_stage_slot, uses VEC of them)
 template <class T> constexpr int tp_stage_vec() { return tp_q<T>() * (int)sizeof(T) / 16; }
 template <class T> constexpr int tp_stage_bytes() { return 32 * (tp_stage_vec<T>() + 1) * 16; }
 template <class T> constexpr bool tp_stage_ok() { return tp_q<T>() * (int)sizeof(T) % 32 == 0; }
+// EXPERIMENT (branch next/tri-stage-xor, GPU-untested): the staged vectors without the padding vector, in an XOR order:
+// vector k of lane l's chunk at slot l*V + (k ^ ((l / (8 / V)) % V)). The padded layout (stride V + 1 = 5) wrote
+// conflict-free but read 2-way conflicted in every quarter-warp (slots base + {0, 1, 2, 3, 5, 6, 7, 8}: 0 and 8 share
+// banks); ncu at fp64 contiguous m = 4096 counted 1.36 M conflicts in 15.7 M shared-load wavefronts (~1.05 M of them
+// from these reads, by count). Here both directions hit 8 distinct 16-byte slots per quarter-warp.
+template <class T> __device__ __forceinline__ int tp_stage_slot(int l, int k)
+{
+  constexpr int V = tp_stage_vec<T>();
+  static_assert(V >= 1 && V <= 8 && (V & (V - 1)) == 0, "tp_stage_slot: 1, 2, 4 or 8 vectors per chunk");
+  return l * V + (k ^ ((l / (8 / V)) & (V - 1)));
+}
 
 // Warp-uniform: may this warp use the coalesced path for the rows at element offset o (this
 // lane's chunk; full = the lane's chunk is a whole chunk of an active system)? o0: lane 0's offset.
@@ -269,11 +280,11 @@ template <int Q, class T, class V> __device__ __forceinline__ void tp_stage_in(V
 #pragma unroll
   for (int k = 0; k < TP_STAGE_VEC; k++) {
     const int g = k * 32 + lane;
-    buf[(g / TP_STAGE_VEC) * (TP_STAGE_VEC + 1) + g % TP_STAGE_VEC] = v[k];
+    buf[tp_stage_slot<T>(g / TP_STAGE_VEC, g % TP_STAGE_VEC)] = v[k];
   }
   __syncwarp();
 #pragma unroll
-  for (int k = 0; k < TP_STAGE_VEC; k++) tp_unpack(buf[lane * (TP_STAGE_VEC + 1) + k], x + k * W);
+  for (int k = 0; k < TP_STAGE_VEC; k++) tp_unpack(buf[tp_stage_slot<T>(lane, k)], x + k * W);
   __syncwarp();
 }
 
@@ -305,13 +316,13 @@ template <int Q, class T> __device__ __forceinline__ void tp_warp_store(T *xp, l
   constexpr int TP_STAGE_VEC = tp_stage_vec<T>();
   V *const      buf  = reinterpret_cast<V *>(stage + (threadIdx.x / 32) * tp_stage_bytes<T>());
 #pragma unroll
-  for (int k = 0; k < TP_STAGE_VEC; k++) buf[lane * (TP_STAGE_VEC + 1) + k] = tp_pack(x + k * W);
+  for (int k = 0; k < TP_STAGE_VEC; k++) buf[tp_stage_slot<T>(lane, k)] = tp_pack(x + k * W);
   __syncwarp();
   V *const pv = reinterpret_cast<V *>(xp + o0);
 #pragma unroll
   for (int k = 0; k < TP_STAGE_VEC; k++) {
     const int g = k * 32 + lane;
-    pv[g] = buf[(g / TP_STAGE_VEC) * (TP_STAGE_VEC + 1) + g % TP_STAGE_VEC];
+    pv[g] = buf[tp_stage_slot<T>(g / TP_STAGE_VEC, g % TP_STAGE_VEC)];
   }
   __syncwarp();
 }
