@@ -232,6 +232,22 @@ template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_sto
   }
 }
 
+// EXPERIMENT (branch next/tri-store-fast, GPU-untested): an interleaved chunk's x (g0 < te) through one pointer stepped
+// by the row stride, each row under a 32-bit predicate (i < the chunk's rows below te). tp_dev_store's per-row form
+// (g0 + i < te, x[o + i * rs]) made the compiler rebuild the 64-bit address of every row behind its own branch (~18
+// instructions a row in the float stream kernel's SASS: ~290 of the ~1800 a thread issues per group at fp32
+// interleaved m = 256). Used by the tensor-box instances of tp_stream_ilv_kernel and by the fused kernel's FINISH (in
+// tp_dev_store itself it made the cp.async instances spill: 32 / 48 bytes).
+template <int Q, class T, class St> __device__ __forceinline__ void tp_ilv_store(T *x0, long long rs, long long g0, long long te, const T (&x)[Q], St st)
+{
+  const long long left = te - g0;
+  const int       nv   = left >= Q ? Q : (int)left;
+  T              *p    = x0;
+#pragma unroll
+  for (int i = 0; i < Q; i++, p += rs)
+    if (i < nv) st(p, x[i]);
+}
+
 // ---------------------------------------------------------------- coalesced warp I/O
 // Contiguous layout: when the 32 lanes of a warp hold 32 consecutive full chunks (the common
 // case: packed systems of m >= 256 double / 512 float rows, or m = team*Q), their 32*Q rows are
@@ -845,7 +861,8 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, 0u);
     if (tm.active && g0 < te) {
       tp_check_x<Q>(tm, r, g0, te);
-      tp_dev_store<Q, true>(S, s, g0, te, r);
+      if constexpr (TMA) tp_ilv_store<Q>(S.x + (s * S.ss + g0 * S.rs), S.rs, g0, te, r, [](T *p, T v) { *p = v; });
+      else tp_dev_store<Q, true>(S, s, g0, te, r);
     }
   }
 }
@@ -1098,10 +1115,7 @@ __global__ void __launch_bounds__(TP_BLOCK, 2) tp_fused_ilv_kernel(const tp_sys<
       tp_team_solve<Q, false>(tm, a, b, c, r, W, spb, j, team, ts, g0, tol, 0u);  // (its REDUCE checked the chunk pivots)
       if (tm.active && g0 < te) {
         tp_check_x<Q>(tm, r, g0, te);
-        const long long o = s * S.ss + g0 * S.rs;
-#pragma unroll
-        for (int k = 0; k < Q; k++)
-          if (g0 + k < te) tp_st_pol(S.x + o + k * S.rs, r[k], drop);
+        tp_ilv_store<Q>(S.x + (s * S.ss + g0 * S.rs), S.rs, g0, te, r, [drop](T *p, T v) { tp_st_pol(p, v, drop); });
       }
     }
     __syncthreads();  // nxt[ph ^ 1]; the team words
