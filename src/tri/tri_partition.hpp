@@ -20,7 +20,8 @@
 //            SOLVE: the tile's 2*TEAM interface equations are solved by one
 //            even/odd reduction step (chunk j's e0 absorbs e1 of chunks j-1 and j: an
 //            equation in first_{j-1}, first_j, first_{j+1}), PCR on those TEAM equations
-//            (tp_pcr_step, log2(TEAM) steps), x_last_j from e1_j (tp_last_x), then every
+//            (tp_pcr_step, log2(TEAM) steps; the equations exchanged divided by their
+//            pivots, tp_eq_unit), x_last_j from e1_j (tp_last_x), then every
 //            chunk is back-substituted. (The even/odd step halves the PCR's shared
 //            memory traffic and registers compared with PCR on all 2*TEAM equations.)
 //            Rows past the end of the tile are identity equations (decoupled).
@@ -563,10 +564,39 @@ template <class T, class Team> SG_HD tp_node<T> tp_merge(Team &tm, const tp_node
 }
 
 // ---------------------------------------------------------------- PCR on interface eqs
-// One PCR step for equation e with neighbours L (distance -s) and R (distance +s).
+// The interface equations travel between the team's threads divided by their diagonal (b = 1,
+// not stored): each thread forms the reciprocal of its own equation's pivot once, before the
+// barrier, and checks it (tp_inv) at that equation's row, instead of every reader dividing by its
+// neighbours' pivots after the barrier (two reciprocals and two checks per step, each pivot formed
+// by both of its readers). The set of (row, pivot) checked is the same: with a power-of-two team
+// every equation of a PCR step is some thread's neighbour, and e1_j is chunk j's own right
+// neighbour in the even/odd step. A PCR step then updates the thread's own unit equation (the
+// same equation scaled by 1/b), so the raw one is dead once it has been divided.
+template <class T, class Team> SG_HD tp_eq<T> tp_eq_unit(Team &tm, const tp_eq<T> &e, T tol, long long row)
+{
+  const T v = tp_inv(tm, e.a, e.b, e.c, tol, row);
+  return {e.a * v, (T)1, e.c * v, e.d * v};
+}
+// One PCR step for equation e with unit neighbours L (distance -s) and R (distance +s).
+template <class T> SG_HD tp_eq<T> tp_pcr_step(const tp_eq<T> &e, bool hasL, const tp_eq<T> &L, bool hasR, const tp_eq<T> &R)
+{
+  tp_eq<T> o = {0, e.b, 0, e.d};
+  if (hasL) { o.a = -L.a * e.a; o.b -= L.c * e.a; o.d -= L.d * e.a; }
+  if (hasR) { o.c = -R.c * e.c; o.b -= R.a * e.c; o.d -= R.d * e.c; }
+  return o;
+}
+template <class T, class Team> SG_HD T tp_pcr_x(Team &tm, const tp_eq<T> &e, T tol, long long row)
+{
+  return e.d * tp_inv(tm, e.a, e.b, e.c, tol, row);
+}
+// x_last of a chunk from its unit e1 (x_first, x_last, x_first of the next chunk).
+template <class T> SG_HD T tp_last_x(const tp_eq<T> &u1, T xf, T xf_next) { return u1.d - u1.a * xf - u1.c * xf_next; }
+// The division form (every reader divides by its neighbours' pivots; raw equations exchanged):
+// kept by the two kernel instances where the unit form measured slower (tp_team_solve<.., false>,
+// tri_tpcr_cuda.cu). Same checks, same rows.
 template <class T, class Team>
-SG_HD tp_eq<T> tp_pcr_step(Team &tm, const tp_eq<T> &e, bool hasL, const tp_eq<T> &L, bool hasR, const tp_eq<T> &R, T tol, long long rowL,
-                           long long rowR)
+SG_HD tp_eq<T> tp_pcr_step_div(Team &tm, const tp_eq<T> &e, bool hasL, const tp_eq<T> &L, bool hasR, const tp_eq<T> &R, T tol, long long rowL,
+                               long long rowR)
 {
   tp_eq<T> o = {0, e.b, 0, e.d};
   if (hasL) {
@@ -579,12 +609,7 @@ SG_HD tp_eq<T> tp_pcr_step(Team &tm, const tp_eq<T> &e, bool hasL, const tp_eq<T
   }
   return o;
 }
-template <class T, class Team> SG_HD T tp_pcr_x(Team &tm, const tp_eq<T> &e, T tol, long long row)
-{
-  return e.d * tp_inv(tm, e.a, e.b, e.c, tol, row);
-}
-// x_last of a chunk from its e1 (x_first, x_last, x_first of the next chunk).
-template <class T, class Team> SG_HD T tp_last_x(Team &tm, const tp_eq<T> &e1, T xf, T xf_next, T tol, long long row)
+template <class T, class Team> SG_HD T tp_last_x_div(Team &tm, const tp_eq<T> &e1, T xf, T xf_next, T tol, long long row)
 {
   return (e1.d - e1.a * xf - e1.c * xf_next) * tp_inv(tm, e1.a, e1.b, e1.c, tol, row);
 }

@@ -353,6 +353,15 @@ template <class T> __device__ __forceinline__ tp_eq<T> tp_get(const T *W, int ws
 {
   return {W[i * ws], W[(n + i) * ws], W[(2 * n + i) * ws], W[(3 * n + i) * ws]};
 }
+// A unit equation (tp_eq_unit: b = 1) in the same slots, b not stored.
+template <class T> __device__ __forceinline__ void tp_put_unit(T *W, int ws, int n, int i, const tp_eq<T> &e)
+{
+  W[i * ws] = e.a; W[(2 * n + i) * ws] = e.c; W[(3 * n + i) * ws] = e.d;
+}
+template <class T> __device__ __forceinline__ tp_eq<T> tp_get_unit(const T *W, int ws, int n, int i)
+{
+  return {W[i * ws], (T)1, W[(2 * n + i) * ws], W[(3 * n + i) * ws]};
+}
 template <class T> __device__ __forceinline__ void tp_put_node(T *W, int ws, int team, int j, const tp_node<T> &nd)
 {
   tp_put(W, ws, 2 * team, j, nd.e0);
@@ -408,7 +417,12 @@ struct tp_quiet_team {
 // block's first nbar threads (a multiple of 32); else wl: 0 (block barriers), or the mask of the
 // lanes of one warp that make up the team (warp barriers). CHK = false: the chunk reduction's
 // pivots are not checked (a FINISH after its REDUCE, see tp_quiet_team); the interface system's are.
-template <int Q, bool CHK = true, class T, class Team>
+// UNIT (default): the interface equations exchanged divided by their pivots (tp_eq_unit); false: the
+// division form (tp_pcr_step_div), kept where the unit form measured slower on the H200 (twelfth
+// tridiagonal session, bench/tri/README.md): the MULTI stream kernel (contiguous teams below 32 chunks:
+// m = 128 +2 %) and the float tensor-box interleaved instance without the XOR order (m = 64-256
+// +2-3 %: the unit form spills 52 bytes there).
+template <int Q, bool CHK = true, bool UNIT = true, class T, class Team>
 __device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
                                               long long ts, long long g0, T tol, unsigned wl, int nbar = 0)
 {
@@ -418,7 +432,8 @@ __device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[
     tp_quiet_team qt;
     tp_chunk_reduce<Q>(qt, a, b, c, r, Q, tol, g0, 1, e0, e1);
   }
-  // Interface system. Words [0, 4*team) hold the chunks' e1; the PCR equations of the
+  // Interface system (equations exchanged divided by their pivots, tp_eq_unit; slot b unused).
+  // Words [0, 4*team) hold the chunks' e1; the PCR equations of the
   // chunks' first unknowns (after the even/odd step) ping-pong between buffer 0 = words
   // [4*team, 8*team) and buffer 1 = the e1 words: step k writes buffer k%2, which was last
   // read in step k-2 (or, for k = 1, in the even/odd step), and every thread finished those
@@ -431,25 +446,47 @@ __device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[
     else if (wl) __syncwarp(wl);
     else __syncthreads();
   };
-  tp_put(W, ws, team, j, e1);
-  sync();
-  tp_eq<T> q = tp_pcr_step(tm, e0, j > 0, j > 0 ? tp_get(W, ws, team, j - 1) : e1, true, e1, tol, tp_eq_row(ts, 2 * j - 1, Q),
-                           tp_eq_row(ts, 2 * j + 1, Q));
-  int k = 0;
-  for (int st = 1; st < team; st *= 2, k++) {
-    T *const B = (k & 1) ? W : W + 4 * team * ws;
-    tp_put(B, ws, team, j, q);
+  if constexpr (UNIT) {
+    const tp_eq<T> u1 = tp_eq_unit(tm, e1, tol, tp_eq_row(ts, 2 * j + 1, Q));
+    tp_put_unit(W, ws, team, j, u1);
     sync();
-    const bool hl = j >= st, hr = j + st < team;
-    q = tp_pcr_step(tm, q, hl, hl ? tp_get(B, ws, team, j - st) : q, hr, hr ? tp_get(B, ws, team, j + st) : q, tol,
-                    tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
+    tp_eq<T> q = tp_pcr_step(e0, j > 0, j > 0 ? tp_get_unit(W, ws, team, j - 1) : u1, true, u1);
+    int k = 0;
+    for (int st = 1; st < team; st *= 2, k++) {
+      T *const       B  = (k & 1) ? W : W + 4 * team * ws;
+      const tp_eq<T> qu = tp_eq_unit(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
+      tp_put_unit(B, ws, team, j, qu);
+      sync();
+      const bool hl = j >= st, hr = j + st < team;
+      q = tp_pcr_step(qu, hl, hl ? tp_get_unit(B, ws, team, j - st) : qu, hr, hr ? tp_get_unit(B, ws, team, j + st) : qu);
+    }
+    const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
+    T *const XF = (k & 1) ? W : W + 4 * team * ws;
+    XF[j * ws]  = xf;
+    sync();
+    const T xl = tp_last_x(u1, xf, j + 1 < team ? XF[(j + 1) * ws] : (T)0);
+    tp_chunk_solve<Q>(a, c, r, xf, xl);
+  } else {
+    tp_put(W, ws, team, j, e1);
+    sync();
+    tp_eq<T> q = tp_pcr_step_div(tm, e0, j > 0, j > 0 ? tp_get(W, ws, team, j - 1) : e1, true, e1, tol, tp_eq_row(ts, 2 * j - 1, Q),
+                                 tp_eq_row(ts, 2 * j + 1, Q));
+    int k = 0;
+    for (int st = 1; st < team; st *= 2, k++) {
+      T *const B = (k & 1) ? W : W + 4 * team * ws;
+      tp_put(B, ws, team, j, q);
+      sync();
+      const bool hl = j >= st, hr = j + st < team;
+      q = tp_pcr_step_div(tm, q, hl, hl ? tp_get(B, ws, team, j - st) : q, hr, hr ? tp_get(B, ws, team, j + st) : q, tol,
+                          tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
+    }
+    const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
+    T *const XF = (k & 1) ? W : W + 4 * team * ws;
+    XF[j * ws]  = xf;
+    sync();
+    const T xl = tp_last_x_div(tm, e1, xf, j + 1 < team ? XF[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
+    tp_chunk_solve<Q>(a, c, r, xf, xl);
   }
-  const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
-  T *const XF = (k & 1) ? W : W + 4 * team * ws;
-  XF[j * ws]  = xf;
-  sync();
-  const T xl = tp_last_x(tm, e1, xf, j + 1 < team ? XF[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
-  tp_chunk_solve<Q>(a, c, r, xf, xl);
 }
 
 template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
@@ -687,7 +724,7 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
       tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? Q : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);
     } else {
       // MULTI: the block is one warp of 32 / team teams (warp barriers, as tp_solve_kernel's)
-      tp_team_solve<Q, !DYN>(tm, a, b, c, r, W + sl * 9 * team, 1, j, team, ts, g0, tol, MULTI ? 0xffffffffu : 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
+      tp_team_solve<Q, !DYN, !MULTI>(tm, a, b, c, r, W + sl * 9 * team, 1, j, team, ts, g0, tol, MULTI ? 0xffffffffu : 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
       if (tm.active && g0 < te) tp_check_x<Q>(tm, r, g0, te);
       long long  o0 = 0;
       const bool co = tp_warp_contig<Q>(tm.active && g0 + Q <= te, s * S.ss + g0, S.x, S.x, S.x, S.x, o0);
@@ -858,7 +895,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     }
     if constexpr (XM != 0) tp_xor_perm<XM, Q>(x, a, b, c, r);
     if (tm.active) tp_fix_chunk<Q>(tm, S, s, 0, 0, te, g0, a, b, c, r);
-    tp_team_solve<Q>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, 0u);
+    tp_team_solve<Q, true, !(TMA && XM == 0 && sizeof(T) == 4)>(tm, a, b, c, r, W, spb, j, team, 0, g0, tol, 0u);  // (UNIT: see tp_team_solve)
     if (tm.active && g0 < te) {
       tp_check_x<Q>(tm, r, g0, te);
       if constexpr (TMA) tp_ilv_store<Q>(S.x + (s * S.ss + g0 * S.rs), S.rs, g0, te, r, [](T *p, T v) { *p = v; });

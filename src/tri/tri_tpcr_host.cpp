@@ -29,7 +29,7 @@ template <class T> struct tp_host_ex {
   static constexpr int Q = tp_q<T>();
   tp_host_team         tm;
   std::vector<T>       ca, cc, cr;  // per-chunk coefficients of one tile (Q each)
-  std::vector<tp_eq<T>> cur, nxt, fe;  // interface equations; PCR ping-pong
+  std::vector<tp_eq<T>> cur, nxt, fe, u1, un;  // interface equations; PCR ping-pong; unit e1, unit PCR equations
   std::vector<T>        xf;            // x_first of the chunks
   std::vector<tp_node<T>> nodes;
   bool ok() const { return true; }
@@ -40,7 +40,7 @@ template <class T> struct tp_host_ex {
   {
     const int n = 2 * p.team;
     ca.resize((size_t)p.tile); cc.resize((size_t)p.tile); cr.resize((size_t)p.tile);
-    cur.resize(n); nxt.resize(p.team); fe.resize(p.team); xf.resize(p.team);
+    cur.resize(n); nxt.resize(p.team); fe.resize(p.team); u1.resize(p.team); un.resize(p.team); xf.resize(p.team);
     tm.rscale = S.rscale;
     for (long long s = 0; s < S.nbatch; s++) {
       tm.sys = s;
@@ -54,15 +54,15 @@ template <class T> struct tp_host_ex {
           tp_chunk_reduce<Q>(tm, a, b, c, r, Q, tol, g0, 1, cur[2 * j], cur[2 * j + 1]);
           for (int i = 0; i < Q; i++) { ca[j * Q + i] = a[i]; cc[j * Q + i] = c[i]; cr[j * Q + i] = r[i]; }
         }
-        // even/odd step, PCR on the chunks' first unknowns, then the last unknowns
-        for (int j = 0; j < p.team; j++)
-          nxt[j] = tp_pcr_step(tm, cur[2 * j], j > 0, cur[j > 0 ? 2 * j - 1 : 1], true, cur[2 * j + 1], tol, tp_eq_row(ts, 2 * j - 1, Q),
-                               tp_eq_row(ts, 2 * j + 1, Q));
+        // even/odd step, PCR on the chunks' first unknowns (neighbours divided by their pivots,
+        // tp_eq_unit, as the kernels exchange them), then the last unknowns
+        for (int j = 0; j < p.team; j++) u1[j] = tp_eq_unit(tm, cur[2 * j + 1], tol, tp_eq_row(ts, 2 * j + 1, Q));
+        for (int j = 0; j < p.team; j++) nxt[j] = tp_pcr_step(cur[2 * j], j > 0, u1[j > 0 ? j - 1 : 0], true, u1[j]);
         for (int st = 1; st < p.team; st *= 2) {
+          for (int j = 0; j < p.team; j++) un[j] = tp_eq_unit(tm, nxt[j], tol, tp_eq_row(ts, 2 * j, Q));
           for (int j = 0; j < p.team; j++) {
             const bool hl = j - st >= 0, hr = j + st < p.team;
-            fe[j] = tp_pcr_step(tm, nxt[j], hl, nxt[hl ? j - st : j], hr, nxt[hr ? j + st : j], tol, tp_eq_row(ts, 2 * (j - st), Q),
-                                tp_eq_row(ts, 2 * (j + st), Q));
+            fe[j] = tp_pcr_step(un[j], hl, un[hl ? j - st : j], hr, un[hr ? j + st : j]);
           }
           nxt.swap(fe);
         }
@@ -72,7 +72,7 @@ template <class T> struct tp_host_ex {
           if (g0 >= te) break;
           T a[Q], c[Q], r[Q];
           for (int i = 0; i < Q; i++) { a[i] = ca[j * Q + i]; c[i] = cc[j * Q + i]; r[i] = cr[j * Q + i]; }
-          const T x0 = xf[j], xl = tp_last_x(tm, cur[2 * j + 1], x0, j + 1 < p.team ? xf[j + 1] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
+          const T x0 = xf[j], xl = tp_last_x(u1[j], x0, j + 1 < p.team ? xf[j + 1] : (T)0);
           tp_chunk_solve<Q>(a, c, r, x0, xl);
           tp_check_x<Q>(tm, r, g0, te);
           const long long o = s * S.ss + g0 * S.rs;
