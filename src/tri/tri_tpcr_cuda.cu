@@ -1387,15 +1387,16 @@ template <class T> struct tp_cuda_ex {
   // FUSED (tp_fused_ilv_kernel): a tp_fuse_plan plan of the user's interleaved systems whose
   // reduced system is a single tile of a team no larger than the plan's. SG_TRI_FUSED=0 runs such plans level by level
   // (the same arithmetic: an A/B switch); SG_TRI_FUSE_LAG sets the lag in percent of the grid
-  // (default 150: FINISH items run about 1.5 rounds of the grid behind their REDUCE items; float on the H200 class 400);
+  // (default 150: FINISH items run about 1.5 rounds of the grid behind their REDUCE items; float on the H200 class 200);
   // SG_TRI_FUSE_POL=0 drops the L2 policies (A/B).
   bool fused(const tp_sys<T> &S, const tp_sys<T> &R, const tp_plan &p, T tol)
   {
     static const bool      on     = [] { const char *e = getenv("SG_TRI_FUSED"); return !(e && e[0] == '0'); }();
-    // float on the H200 class: 400 (fp32 interleaved m = 2048 / 4096 0.1701-0.1706 / 0.1713-0.1721 -> 0.1666-0.1670 /
-    // 0.1657-0.1659 ms; double loses 4 % with it: 0.3195 -> 0.3331-0.3335 at m = 2048; bench/tri/README.md, ninth session)
+    // float on the H200 class: 200 (fp32 interleaved m = 2048 / 4096, lag 400 / 200 / 600: 0.1639-0.1640 / 0.1605-0.1611 /
+    // 0.1634-0.1642 and 0.1638-0.1640 / 0.1600-0.1604 / 0.1630-0.1632 ms after the unit-form team solve; double: 150 best,
+    // 100 / 200 / 300 +5 / +2 / +8 %; bench/tri/README.md, twelfth session. Before it, 400 beat 150 for float)
     static const long long lagx   = [] { const char *e = getenv("SG_TRI_FUSE_LAG"); return e ? atoll(e) : -1LL; }();
-    const long long        lagpct = lagx >= 0 ? lagx : sizeof(T) == 4 && sg_hbm_fast(sg_cuda_hbm_peak()) ? 400LL : 150LL;
+    const long long        lagpct = lagx >= 0 ? lagx : sizeof(T) == 4 && sg_hbm_fast(sg_cuda_hbm_peak()) ? 200LL : 150LL;
     tp_plan                pf;
     if (!on || !ok() || !S.user || !S.inter || S.ss != 1 || !fflags || !tp_fuse_plan<T>(S.m, S.nbatch, pf) || pf.team != p.team || pf.spb != p.spb ||
         pf.ntiles != p.ntiles)
