@@ -235,6 +235,27 @@ template <class T> static void bad_inputs()
                sg_tri_alg_name(alg), pn, lay_name((sg_tri_layout)lay), sg_status_string(st), rep.system, rep.row, rep.msg);
       }
     }
+  // The same singular 2x2 block where the merge tree of a REDUCE tile meets it above its first level, at the fused
+  // interleaved kernel's tensor-copy shape (m = 2048, 20 systems, row stride 24: double 16 / float 32 systems per group,
+  // 16-byte rows): rows 15-16 of system 17 join chunks 1 and 2 (double, 8-row chunks: merge level 2) / 0 and 1 (float:
+  // level 1, no shuffle level there), so the pivot is the merge's (tp_merge's det = 0) and is reported by the lanes that
+  // hold system 17's nodes, not by its own threads.
+  for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) {
+    Batch<T> B = make_batch<T>(SG_TRI_INTERLEAVED, 2048, 20, 24, 0, 780);
+    B.du[B.idx(17, 14)] = 0;
+    B.dl[B.idx(17, 15)] = 0; B.d[B.idx(17, 15)] = 1; B.du[B.idx(17, 15)] = 1;
+    B.dl[B.idx(17, 16)] = 1; B.d[B.idx(17, 16)] = 1; B.du[B.idx(17, 16)] = 0;
+    B.dl[B.idx(17, 17)] = 0;
+    for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
+      sg_report       rep;
+      const sg_status st = solve_on<T>(B, alg, dev, rep);
+      const bool      ok = st == SG_ERR_ZERO_PIVOT && rep.status == st && rep.system == 17 && rep.msg[0];
+      CHECK(ok, "%s singular-2x2-merge %s %s: got %s system %lld row %lld: %s", dev ? "cuda" : "host", sg_tri_alg_name(alg), pn,
+            sg_status_string(st), rep.system, rep.row, rep.msg);
+      printf("%s %s singular-2x2-merge %-6s %-6s -> %s system %lld row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host",
+             sg_tri_alg_name(alg), pn, sg_status_string(st), rep.system, rep.row, rep.msg);
+    }
+  }
   // RD needs diagonal dominance to be accurate (tri_team.hpp): one row that is not dominant
   // (|d| = 1.5 < |dl| + |du| = 2, a regular pivot) gets SG_ERR_UNSUPPORTED naming it, from RD
   // only; Thomas, TPCR and CR+RD solve the same systems to the usual tolerance.
