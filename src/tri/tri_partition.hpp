@@ -1,7 +1,9 @@
 // Partitioned tridiagonal solver (TPCR) and the block primitives: the algorithm pieces
 // written once for the host twin (tri_tpcr_host.cpp) and the CUDA kernels
 // (tri_tpcr_cuda.cu). Both follow the same plan (tp_make_plan) and call the same
-// SG_HD functions in the same order, so they agree up to rounding (FMA contraction).
+// SG_HD functions in the same order, so they agree up to rounding (FMA contraction; two
+// kernel instances keep the division form of the PCR step, tp_pcr_step_div: the same checks
+// at the same rows, other rounding).
 //
 // Structure (Q = rows per chunk = rows per thread, a compile-time constant):
 //   chunk    Q consecutive rows of one system, held in registers by one thread.
