@@ -47,18 +47,19 @@
 // Interface system of a tile (2 equations per chunk): one even/odd step (each chunk's e0
 //   absorbs the e1 of its left neighbour and its own e1), PCR on the chunks' first
 //   unknowns (1 equation per thread, log2(team) steps: 8 for team 256), then x_last from
-//   e1. Per PCR step a thread reads 8 and writes 4 shared words: ~(12*8/Q) words of shared
-//   traffic per unknown, i.e. ~100 B/unknown double against 40 B of global traffic, with
-//   ~8x the bandwidth (PCR on all 2*team equations would move ~2.2x more and needed 48
-//   registers more). Compute per unknown: chunk reduce ~1 division + 12 flops, back
-//   substitution 4 flops, PCR ~(8 steps * (2 divisions + 12 flops))/Q; the REDUCE tree
+//   e1. The equations travel divided by their pivots (tp_eq_unit, b = 1 not stored): per PCR
+//   step a thread reads 6 and writes 3 shared words, ~(9*8/Q) words of shared traffic per
+//   unknown, i.e. ~72 B/unknown double against 40 B of global traffic, with ~8x the bandwidth
+//   (PCR on all 2*team equations would move ~2.2x more and needed 48 registers more). Compute
+//   per unknown: chunk reduce ~1 division + 12 flops, back substitution 4 flops, PCR ~(8 steps
+//   * (1 division + 12 flops))/Q (2 divisions per step in the division form); the REDUCE tree
 //   is log2(team) levels over a halving number of threads. All well under the bandwidth
 //   time on an H100 (3.35 TB/s vs ~60 TFLOP/s fp64).
 // Registers: a, b, c, r of the chunk (4*Q values: 64 registers double, 64 float), reused
 //   in place for the reduced coefficients; __launch_bounds__(512) caps at 128 per thread
 //   (2 blocks of 256 per SM). ptxas (sm_90, CUDA 13.0, -O3 -Xptxas -v): no spills, no stack:
-//     tp_solve_kernel  double contig 128, double inter 120, float contig 128, float inter 123
-//     tp_reduce_kernel double contig 115, double inter 118, float contig 118, float inter 117
+//     tp_solve_kernel  double contig 118, double inter 110, float contig 122, float inter 111
+//     tp_reduce_kernel double contig 114, double inter 112, float contig 122, float inter 124
 //   (The input check re-reads the rows on its rare failure path, tp_find_bad_input, so the
 //   loaded values need not stay live: that saved ~40 registers.)
 // Shared memory: 9 words per thread (SOLVE: e1 + PCR equation = 8 words; REDUCE: the
