@@ -213,49 +213,35 @@ template <class T> static void bad_inputs()
         }
       }
     }
-  // An exactly singular 2x2 block, rows 7-8 of system 1, decoupled from its neighbours (du[6] =
-  // dl[9] = 0): any correct elimination must stop on it. For float TPCR the block is the meeting
-  // of the twisted reduction of a 16-row chunk (rows H-1, H), whose pivot det = 1 - gamma*beta is
-  // exactly 0 and is reported at row 8; double (8-row chunks) meets it across two chunks.
-  for (int lay = 0; lay < 2; lay++)
+  // An exactly singular 2x2 block, rows r-r+1 of one system, decoupled from its neighbours (du[r-1] =
+  // dl[r+2] = 0): any correct elimination must stop on it.
+  //  - m = 64, rows 7-8 of system 1, both layouts: for float TPCR the block is the meeting of the twisted
+  //    reduction of a 16-row chunk (rows H-1, H), whose pivot det = 1 - gamma*beta is exactly 0 and is reported
+  //    at row 8; double (8-row chunks) meets it across two chunks.
+  //  - "merge": the merge tree of a REDUCE tile meets it above its first level, at the fused interleaved kernel's
+  //    tensor-copy shape (m = 2048, 20 systems, row stride 24: double 16 / float 32 systems per group, 16-byte
+  //    rows): rows 15-16 of system 17 join chunks 1 and 2 (double, 8-row chunks: merge level 2) / 0 and 1 (float:
+  //    level 1, no shuffle level there), so the pivot is the merge's (tp_merge's det = 0).
+  struct Sing { int lay; long long m, nb, ld, sys, r; unsigned seed; bool merge; };
+  for (const Sing c : {Sing{0, 64, 3, 64, 1, 7, 778, false}, Sing{1, 64, 3, 3, 1, 7, 778, false}, Sing{1, 2048, 20, 24, 17, 15, 780, true}})
     for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) {
-      Batch<T> B = make_batch<T>((sg_tri_layout)lay, 64, 3, lay == 0 ? 64 : 3, 0, 778);
-      B.du[B.idx(1, 6)] = 0;
-      B.dl[B.idx(1, 7)] = 0; B.d[B.idx(1, 7)] = 1; B.du[B.idx(1, 7)] = 1;
-      B.dl[B.idx(1, 8)] = 1; B.d[B.idx(1, 8)] = 1; B.du[B.idx(1, 8)] = 0;
-      B.dl[B.idx(1, 9)] = 0;
+      Batch<T> B = make_batch<T>((sg_tri_layout)c.lay, c.m, c.nb, c.ld, 0, c.seed);
+      B.du[B.idx(c.sys, c.r - 1)] = 0;
+      B.dl[B.idx(c.sys, c.r)] = 0; B.d[B.idx(c.sys, c.r)] = 1; B.du[B.idx(c.sys, c.r)] = 1;
+      B.dl[B.idx(c.sys, c.r + 1)] = 1; B.d[B.idx(c.sys, c.r + 1)] = 1; B.du[B.idx(c.sys, c.r + 1)] = 0;
+      B.dl[B.idx(c.sys, c.r + 2)] = 0;
+      const char *what = c.merge ? "singular-2x2-merge" : "singular-2x2";
       for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
         sg_report       rep;
         const sg_status st = solve_on<T>(B, alg, dev, rep);
-        const bool row_ok = sizeof(T) != 4 || rep.alg != SG_TRI_TPCR || rep.row == 8;
-        const bool ok     = st == SG_ERR_ZERO_PIVOT && rep.status == st && rep.system == 1 && row_ok && rep.msg[0];
-        CHECK(ok, "%s singular-2x2 %s %s %s: got %s system %lld row %lld: %s", dev ? "cuda" : "host", sg_tri_alg_name(alg), pn,
-              lay_name((sg_tri_layout)lay), sg_status_string(st), rep.system, rep.row, rep.msg);
-        printf("%s %s singular-2x2 %-6s %-6s %-6s -> %s system %lld row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host",
-               sg_tri_alg_name(alg), pn, lay_name((sg_tri_layout)lay), sg_status_string(st), rep.system, rep.row, rep.msg);
+        const bool row_ok = c.merge || sizeof(T) != 4 || rep.alg != SG_TRI_TPCR || rep.row == c.r + 1;
+        const bool ok     = st == SG_ERR_ZERO_PIVOT && rep.status == st && rep.system == c.sys && row_ok && rep.msg[0];
+        CHECK(ok, "%s %s %s %s %s: got %s system %lld row %lld: %s", dev ? "cuda" : "host", what, sg_tri_alg_name(alg), pn,
+              lay_name((sg_tri_layout)c.lay), sg_status_string(st), rep.system, rep.row, rep.msg);
+        printf("%s %s %s %-6s %-6s %-6s -> %s system %lld row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host", what,
+               sg_tri_alg_name(alg), pn, lay_name((sg_tri_layout)c.lay), sg_status_string(st), rep.system, rep.row, rep.msg);
       }
     }
-  // The same singular 2x2 block where the merge tree of a REDUCE tile meets it above its first level, at the fused
-  // interleaved kernel's tensor-copy shape (m = 2048, 20 systems, row stride 24: double 16 / float 32 systems per group,
-  // 16-byte rows): rows 15-16 of system 17 join chunks 1 and 2 (double, 8-row chunks: merge level 2) / 0 and 1 (float:
-  // level 1, no shuffle level there), so the pivot is the merge's (tp_merge's det = 0) and is reported by the lanes that
-  // hold system 17's nodes, not by its own threads.
-  for (sg_tri_alg alg : {SG_TRI_TPCR, SG_TRI_AUTO}) {
-    Batch<T> B = make_batch<T>(SG_TRI_INTERLEAVED, 2048, 20, 24, 0, 780);
-    B.du[B.idx(17, 14)] = 0;
-    B.dl[B.idx(17, 15)] = 0; B.d[B.idx(17, 15)] = 1; B.du[B.idx(17, 15)] = 1;
-    B.dl[B.idx(17, 16)] = 1; B.d[B.idx(17, 16)] = 1; B.du[B.idx(17, 16)] = 0;
-    B.dl[B.idx(17, 17)] = 0;
-    for (int dev = 0; dev < (g_cuda ? 2 : 1); dev++) {
-      sg_report       rep;
-      const sg_status st = solve_on<T>(B, alg, dev, rep);
-      const bool      ok = st == SG_ERR_ZERO_PIVOT && rep.status == st && rep.system == 17 && rep.msg[0];
-      CHECK(ok, "%s singular-2x2-merge %s %s: got %s system %lld row %lld: %s", dev ? "cuda" : "host", sg_tri_alg_name(alg), pn,
-            sg_status_string(st), rep.system, rep.row, rep.msg);
-      printf("%s %s singular-2x2-merge %-6s %-6s -> %s system %lld row %lld: %s\n", ok ? "ok  " : "FAIL", dev ? "cuda" : "host",
-             sg_tri_alg_name(alg), pn, sg_status_string(st), rep.system, rep.row, rep.msg);
-    }
-  }
   // RD needs diagonal dominance to be accurate (tri_team.hpp): one row that is not dominant
   // (|d| = 1.5 < |dl| + |du| = 2, a regular pivot) gets SG_ERR_UNSUPPORTED naming it, from RD
   // only; Thomas, TPCR and CR+RD solve the same systems to the usual tolerance.
