@@ -233,12 +233,13 @@ template <int Q, bool INTER, class T> __device__ __forceinline__ void tp_dev_sto
   }
 }
 
-// EXPERIMENT (branch next/tri-store-fast, GPU-untested): an interleaved chunk's x (g0 < te) through one pointer stepped
-// by the row stride, each row under a 32-bit predicate (i < the chunk's rows below te). tp_dev_store's per-row form
-// (g0 + i < te, x[o + i * rs]) made the compiler rebuild the 64-bit address of every row behind its own branch (~18
-// instructions a row in the float stream kernel's SASS: ~290 of the ~1800 a thread issues per group at fp32
-// interleaved m = 256). Used by the tensor-box instances of tp_stream_ilv_kernel and by the fused kernel's FINISH (in
-// tp_dev_store itself it made the cp.async instances spill: 32 / 48 bytes).
+// An interleaved chunk's x (g0 < te) through one pointer stepped by the row stride, each row under a 32-bit predicate
+// (i < the chunk's rows below te). tp_dev_store's per-row form (g0 + i < te, x[o + i * rs]) made the compiler rebuild
+// the 64-bit address of every row behind its own branch (~18 instructions a row in the float stream kernel's SASS:
+// ~290 of the ~1800 a thread issues per group at fp32 interleaved m = 256). Used by the tensor-box instances of
+// tp_stream_ilv_kernel and by the fused kernel's FINISH (in tp_dev_store itself it made the cp.async instances spill:
+// 32 / 48 bytes). Measured on the H200 (e27464f; bench/tri/README.md, twelfth session): fp32 interleaved m = 64-1024
+// 4-9 % faster (m = 256: 59.2 M -> 48.5 M instructions), fp64 within 1 %.
 template <int Q, class T, class St> __device__ __forceinline__ void tp_ilv_store(T *x0, long long rs, long long g0, long long te, const T (&x)[Q], St st)
 {
   const long long left = te - g0;
@@ -254,7 +255,7 @@ template <int Q, class T, class St> __device__ __forceinline__ void tp_ilv_store
 // case: packed systems of m >= 256 double / 512 float rows, or m = team*Q), their 32*Q rows are
 // one contiguous range. They are then moved with lane-consecutive 16-byte accesses, so a warp
 // instruction covers 512 contiguous bytes (whole 128-byte lines), and redistributed through a
-// per-warp shared buffer (the XOR order of tp_stage_slot: conflict-free writes and reads; branch next/tri-stage-xor).
+// per-warp shared buffer (the XOR order of tp_stage_slot: conflict-free writes and reads).
 // The per-lane path (a lane's four 16-byte accesses 64 bytes apart from its neighbours') made
 // every instruction touch 32 sectors and fetch half of them twice: ncu on an H100 counted 52%
 // excessive sectors and 38% of the warp cycles stalled on the full LG queue (m = 1024 double).
@@ -263,11 +264,12 @@ template <int Q, class T, class St> __device__ __forceinline__ void tp_ilv_store
 template <class T> constexpr int tp_stage_vec() { return tp_q<T>() * (int)sizeof(T) / 16; }
 template <class T> constexpr int tp_stage_bytes() { return 32 * (tp_stage_vec<T>() + 1) * 16; }
 template <class T> constexpr bool tp_stage_ok() { return tp_q<T>() * (int)sizeof(T) % 32 == 0; }
-// EXPERIMENT (branch next/tri-stage-xor, GPU-untested): the staged vectors without the padding vector, in an XOR order:
-// vector k of lane l's chunk at slot l*V + (k ^ ((l / (8 / V)) % V)). The padded layout (stride V + 1 = 5) wrote
-// conflict-free but read 2-way conflicted in every quarter-warp (slots base + {0, 1, 2, 3, 5, 6, 7, 8}: 0 and 8 share
-// banks); ncu at fp64 contiguous m = 4096 counted 1.36 M conflicts in 15.7 M shared-load wavefronts (~1.05 M of them
-// from these reads, by count). Here both directions hit 8 distinct 16-byte slots per quarter-warp.
+// The staged vectors without a padding vector, in an XOR order: vector k of lane l's chunk at slot
+// l*V + (k ^ ((l / (8 / V)) % V)). The padded layout (stride V + 1 = 5) wrote conflict-free but read 2-way conflicted
+// in every quarter-warp (slots base + {0, 1, 2, 3, 5, 6, 7, 8}: 0 and 8 share banks). Here both directions hit 8
+// distinct 16-byte slots per quarter-warp. Measured on the H200 (1dc43b1; bench/tri/README.md, twelfth session): ncu
+// at fp64 contiguous m = 4096 shared-load conflicts 1.36 M -> 0.61 M of ~15 M wavefronts, fp64 contiguous m = 1024-4096
+// ~1 % faster.
 template <class T> __device__ __forceinline__ int tp_stage_slot(int l, int k)
 {
   constexpr int V = tp_stage_vec<T>();
@@ -422,7 +424,7 @@ struct tp_quiet_team {
 // division form (tp_pcr_step_div), kept where the unit form measured slower on the H200 (twelfth
 // tridiagonal session, bench/tri/README.md): the MULTI stream kernel (contiguous teams below 32 chunks:
 // m = 128 +2 %) and the float tensor-box interleaved instance without the XOR order (m = 64-256
-// +2-3 %: the unit form spills 52 bytes there).
+// +2-4 %: the unit form spills 52 bytes there).
 template <int Q, bool CHK = true, bool UNIT = true, class T, class Team>
 __device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[Q], T (&c)[Q], T (&r)[Q], T *W, int ws, int j, int team,
                                               long long ts, long long g0, T tol, unsigned wl, int nbar = 0)
