@@ -435,7 +435,7 @@ __device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[
     tp_quiet_team qt;
     tp_chunk_reduce<Q>(qt, a, b, c, r, Q, tol, g0, 1, e0, e1);
   }
-  // Interface system (equations exchanged divided by their pivots, tp_eq_unit; slot b unused).
+  // Interface system (UNIT: equations exchanged divided by their pivots, tp_eq_unit; slot b unused).
   // Words [0, 4*team) hold the chunks' e1; the PCR equations of the
   // chunks' first unknowns (after the even/odd step) ping-pong between buffer 0 = words
   // [4*team, 8*team) and buffer 1 = the e1 words: step k writes buffer k%2, which was last
@@ -449,47 +449,42 @@ __device__ __forceinline__ void tp_team_solve(Team &tm, T (&a)[Q], const T (&b)[
     else if (wl) __syncwarp(wl);
     else __syncthreads();
   };
-  if constexpr (UNIT) {
-    const tp_eq<T> u1 = tp_eq_unit(tm, e1, tol, tp_eq_row(ts, 2 * j + 1, Q));
-    tp_put_unit(W, ws, team, j, u1);
+  // UNIT: e1 and every PCR equation go out divided by their pivots (the owner's reciprocal and check),
+  // the readers only multiply; else raw, and every reader divides by its neighbours' pivots
+  auto put = [&](T *B, const tp_eq<T> &e) {
+    if constexpr (UNIT) tp_put_unit(B, ws, team, j, e);
+    else tp_put(B, ws, team, j, e);
+  };
+  auto get = [&](const T *B, int i) {
+    if constexpr (UNIT) return tp_get_unit(B, ws, team, i);
+    else return tp_get(B, ws, team, i);
+  };
+  auto step = [&](const tp_eq<T> &e, bool hl, const tp_eq<T> &L, bool hr, const tp_eq<T> &R, long long rl, long long rr) {
+    if constexpr (UNIT) return tp_pcr_step(e, hl, L, hr, R);
+    else return tp_pcr_step_div(tm, e, hl, L, hr, R, tol, rl, rr);
+  };
+  const tp_eq<T> s1 = UNIT ? tp_eq_unit(tm, e1, tol, tp_eq_row(ts, 2 * j + 1, Q)) : e1;  // chunk j's e1 as sent
+  put(W, s1);
+  sync();
+  tp_eq<T> q = step(e0, j > 0, j > 0 ? get(W, j - 1) : s1, true, s1, tp_eq_row(ts, 2 * j - 1, Q), tp_eq_row(ts, 2 * j + 1, Q));
+  int k = 0;
+  for (int st = 1; st < team; st *= 2, k++) {
+    T *const       B  = (k & 1) ? W : W + 4 * team * ws;
+    const tp_eq<T> qs = UNIT ? tp_eq_unit(tm, q, tol, tp_eq_row(ts, 2 * j, Q)) : q;  // (UNIT: the step continues from it)
+    put(B, qs);
     sync();
-    tp_eq<T> q = tp_pcr_step(e0, j > 0, j > 0 ? tp_get_unit(W, ws, team, j - 1) : u1, true, u1);
-    int k = 0;
-    for (int st = 1; st < team; st *= 2, k++) {
-      T *const       B  = (k & 1) ? W : W + 4 * team * ws;
-      const tp_eq<T> qu = tp_eq_unit(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
-      tp_put_unit(B, ws, team, j, qu);
-      sync();
-      const bool hl = j >= st, hr = j + st < team;
-      q = tp_pcr_step(qu, hl, hl ? tp_get_unit(B, ws, team, j - st) : qu, hr, hr ? tp_get_unit(B, ws, team, j + st) : qu);
-    }
-    const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
-    T *const XF = (k & 1) ? W : W + 4 * team * ws;
-    XF[j * ws]  = xf;
-    sync();
-    const T xl = tp_last_x(u1, xf, j + 1 < team ? XF[(j + 1) * ws] : (T)0);
-    tp_chunk_solve<Q>(a, c, r, xf, xl);
-  } else {
-    tp_put(W, ws, team, j, e1);
-    sync();
-    tp_eq<T> q = tp_pcr_step_div(tm, e0, j > 0, j > 0 ? tp_get(W, ws, team, j - 1) : e1, true, e1, tol, tp_eq_row(ts, 2 * j - 1, Q),
-                                 tp_eq_row(ts, 2 * j + 1, Q));
-    int k = 0;
-    for (int st = 1; st < team; st *= 2, k++) {
-      T *const B = (k & 1) ? W : W + 4 * team * ws;
-      tp_put(B, ws, team, j, q);
-      sync();
-      const bool hl = j >= st, hr = j + st < team;
-      q = tp_pcr_step_div(tm, q, hl, hl ? tp_get(B, ws, team, j - st) : q, hr, hr ? tp_get(B, ws, team, j + st) : q, tol,
-                          tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
-    }
-    const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
-    T *const XF = (k & 1) ? W : W + 4 * team * ws;
-    XF[j * ws]  = xf;
-    sync();
-    const T xl = tp_last_x_div(tm, e1, xf, j + 1 < team ? XF[(j + 1) * ws] : (T)0, tol, tp_eq_row(ts, 2 * j + 1, Q));
-    tp_chunk_solve<Q>(a, c, r, xf, xl);
+    const bool hl = j >= st, hr = j + st < team;
+    q = step(qs, hl, hl ? get(B, j - st) : qs, hr, hr ? get(B, j + st) : qs, tp_eq_row(ts, 2 * (j - st), Q), tp_eq_row(ts, 2 * (j + st), Q));
   }
+  const T  xf = tp_pcr_x(tm, q, tol, tp_eq_row(ts, 2 * j, Q));
+  T *const XF = (k & 1) ? W : W + 4 * team * ws;
+  XF[j * ws]  = xf;
+  sync();
+  const T xn = j + 1 < team ? XF[(j + 1) * ws] : (T)0;
+  T       xl;
+  if constexpr (UNIT) xl = tp_last_x(s1, xf, xn);
+  else xl = tp_last_x_div(tm, s1, xf, xn, tol, tp_eq_row(ts, 2 * j + 1, Q));
+  tp_chunk_solve<Q>(a, c, r, xf, xl);
 }
 
 template <class T> struct tp_out {  // reduced system being written: element (s, k) at s*ss + k*rs
