@@ -231,11 +231,17 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
   } else {  // tiles of TP_BLOCK threads, smaller (>= 32 chunks) when that leaves too few blocks
     const long long groups = (nbatch + spb0 - 1) / spb0;
     p.team = TP_BLOCK / spb0;
-    // one long double system: tiles of 128 chunks (1024 rows) instead of 256. Measured on an H100
-    // with the programmatic launches (bench/tri/README.md), % of copy, 2^22 / 2^24 / 2^26: 43.1 /
-    // 51.8 / 53.5 against 42.5 / 50.2 / 53.2-53.5 (64 chunks: 42.3 / 50.3 / 51.9); float loses with
-    // 128 (2^24: 48.4 against 49.1), so it keeps 256 chunks (4096 rows)
-    if (sizeof(T) == 8 && layout == SG_TRI_CONTIGUOUS && nbatch == 1 && m > (1LL << 20)) p.team = TP_BLOCK / 2;
+    // one long system: tiles of 128 chunks (1024 rows double, 2048 float) instead of 256. Measured on an H100
+    // with the programmatic launches (bench/tri/README.md), % of copy, fp64 2^22 / 2^24 / 2^26: 43.1 /
+    // 51.8 / 53.5 against 42.5 / 50.2 / 53.2-53.5 (64 chunks: 42.3 / 50.3 / 51.9); float lost there with
+    // 128 (2^24: 48.4 against 49.1). On the H200 (same lease, two rounds, ms; SG_TRI_LONG_TEAM, thirteenth
+    // session): float 2^21 / 2^22 / 2^23 / 2^24 / 2^25 / 2^26 0.0365-0.0372 / 0.0576-0.0578 / 0.0972-0.0978 /
+    // 0.1780-0.1782 / 0.3385-0.3388 / 0.6536-0.6543 -> 0.0348-0.0349 / 0.0556-0.0567 / 0.0949-0.0957 / 0.1784-0.1786 /
+    // 0.3362-0.3366 / 0.6478-0.6482, 2^20 0.0243-0.0245 -> 0.0244-0.0249; double 2^20 0.0371-0.0373 -> 0.0360-0.0363. So double
+    // from 2^20, float above it.
+    static const int longx = [] { const char *e = getenv("SG_TRI_LONG_TEAM"); return e ? atoi(e) : 0; }();  // (A/B override)
+    if (layout == SG_TRI_CONTIGUOUS && nbatch == 1 && (sizeof(T) == 8 ? m >= (1LL << 20) : m > (1LL << 20))) p.team = TP_BLOCK / 2;
+    if (longx >= 32 && longx <= TP_BLOCK && (longx & (longx - 1)) == 0 && layout == SG_TRI_CONTIGUOUS && nbatch == 1) p.team = longx;
     while (p.team > 32 && (m + (long long)p.team * Q - 1) / ((long long)p.team * Q) * groups < TP_MIN_BLOCKS) p.team /= 2;
     p.spb    = spb0;
     p.ntiles = (m + (long long)p.team * Q - 1) / ((long long)p.team * Q);

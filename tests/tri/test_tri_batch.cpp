@@ -89,9 +89,9 @@ template <class T> static void sweep(bool quick)
         run_batch(B, SG_TRI_TPCR, true, "random");
       }
   // ... and its multi-level use (REDUCE and FINISH tiles of 512 rows): one long system with
-  // 128-byte rows, and one without
+  // 128-byte rows, and one without; and one above 2^20 rows (tiles of 128 chunks in both precisions)
   if (!quick)
-    for (long long m : {262160ll, 262161ll}) {
+    for (long long m : {262160ll, 262161ll, 1048577ll}) {
       Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, 1, m, 0, seed++);
       run_batch(B, SG_TRI_TPCR, false, "random");
     }
