@@ -239,9 +239,16 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
     // 0.1780-0.1782 / 0.3385-0.3388 / 0.6536-0.6543 -> 0.0348-0.0349 / 0.0556-0.0567 / 0.0949-0.0957 / 0.1784-0.1786 /
     // 0.3362-0.3366 / 0.6478-0.6482, 2^20 0.0243-0.0245 -> 0.0244-0.0249; double 2^20 0.0371-0.0373 -> 0.0360-0.0363. So double
     // from 2^20, float above it.
-    static const int longx = [] { const char *e = getenv("SG_TRI_LONG_TEAM"); return e ? atoi(e) : 0; }();  // (A/B override)
-    if (layout == SG_TRI_CONTIGUOUS && nbatch == 1 && (sizeof(T) == 8 ? m >= (1LL << 20) : m > (1LL << 20))) p.team = TP_BLOCK / 2;
-    if (longx >= 32 && longx <= TP_BLOCK && (longx & (longx - 1)) == 0 && layout == SG_TRI_CONTIGUOUS && nbatch == 1) p.team = longx;
+    // SG_TRI_LONG_TEAM (a power of two, 32..TP_BLOCK) overrides it for one contiguous system (A/B)
+    static const int longx = [] {
+      const char *e = getenv("SG_TRI_LONG_TEAM");
+      const int   v = e ? atoi(e) : 0;
+      return v >= 32 && v <= TP_BLOCK && (v & (v - 1)) == 0 ? v : 0;
+    }();
+    if (layout == SG_TRI_CONTIGUOUS && nbatch == 1) {
+      if (longx) p.team = longx;
+      else if (sizeof(T) == 8 ? m >= (1LL << 20) : m > (1LL << 20)) p.team = TP_BLOCK / 2;
+    }
     while (p.team > 32 && (m + (long long)p.team * Q - 1) / ((long long)p.team * Q) * groups < TP_MIN_BLOCKS) p.team /= 2;
     p.spb    = spb0;
     p.ntiles = (m + (long long)p.team * Q - 1) / ((long long)p.team * Q);
