@@ -800,10 +800,23 @@ template <int XM, int Q, class T> __device__ __forceinline__ void tp_xor_perm(in
         }
     }
 }
-template <class T, int Q, int PB, bool TMA = false, int XM = 0>
+// RING (tensor boxes, tiles of 512 rows, i.e. fp64 interleaved m = 257-512 on 32- / 64-byte rows): the staging buffer is a ring of NS slots of TP_RING_ROWS rows of the group (all four
+// arrays), NS > the S slices of a group (as many as the shared memory holds, %dynamic_smem_size): when a group's slices have
+// been read, thread 0 refills their slots with the next slices in order, so NS - S slices of the next group are always in
+// flight while a group's data is read into registers (without it, no copy is in flight from a group's arrival to its
+// release: ~0.5 us of a ~6.7 us group at fp64 m = 1024). Each thread waits only for the slice that holds its chunk.
+constexpr int TP_RING_ROWS = 128;
+__device__ __forceinline__ unsigned tp_dyn_smem()
+{
+  unsigned v;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(v));
+  return v;
+}
+template <class T, int Q, int PB, bool TMA = false, int XM = 0, bool RING = false>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                      const __grid_constant__ tp_maps M)
 {
+  static_assert(!RING || (TMA && XM != 0), "RING: the tensor-box instances of the XOR order");
   extern __shared__ __align__(128) unsigned char tp_smem[];
   sg_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
@@ -811,8 +824,11 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
   const int       aw   = (int)tp_ilv_aw<Q>(P, TMA);
   T *const        buf  = reinterpret_cast<T *>(TMA ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem);
-  T *const        W    = buf + 4 * aw + sl;
-  auto *const     sbar = reinterpret_cast<unsigned long long *>(buf + 4 * aw + 9 * nthr);  // TMA: the group's copies (after the team words)
+  // RING: slots of sw words (4 arrays of TP_RING_ROWS rows: array stride as), NS of them, then the team words and NS barriers
+  const int       as   = RING ? TP_RING_ROWS * spb : aw, sw = 4 * as, SG = RING ? (int)P.tile / TP_RING_ROWS : 1;
+  const int       NS   = RING ? (int)((tp_dyn_smem() - 128u - 9u * (unsigned)nthr * (unsigned)sizeof(T)) / ((unsigned)sw * (unsigned)sizeof(T) + 8u)) : 1;
+  T *const        W    = buf + (RING ? NS * sw : 4 * aw) + sl;
+  auto *const     sbar = reinterpret_cast<unsigned long long *>(buf + (RING ? NS * sw : 4 * aw) + 9 * nthr);  // TMA: the group's copies (after the team words)
   const int       pr   = spb / E;  // pieces per row
   const int       np   = (int)S.m * pr;  // pieces per array of a group (one tile: rows [0, m))
   auto issue = [&](long long g) {  // every thread: its pieces of group g (TMA: thread 0, the four boxes)
@@ -844,28 +860,61 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     }
   };
   const long long groups = P.groups;
+  // RING: the block's slices in order, q = it * SG + (slice of group it), slice q in slot q mod NS, its barrier's phase parity
+  // floor(q / NS) & 1; counted without divisions (SG < NS)
+  // (thread 0's producer state lives in shared memory after the barriers, so that it takes no register of the other threads)
+  auto ring_issue = [&](int upto) {  // (thread 0) the block's slices from the next one up to slice upto, of groups that exist
+    int *const st = reinterpret_cast<int *>(sbar + NS);  // the next slice to issue: its number, slot, slice of its group, group
+    int        qi = st[0], qslot = st[1], qsig = st[2], qg = st[3];
+#pragma unroll 1
+    for (; qi < upto && qg < groups; qi++) {
+      unsigned long long *const bar = sbar + qslot;
+      mbar_expect(bar, 4u * (unsigned)(as * (int)sizeof(T)));
+#pragma unroll
+      for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + qslot * sw + k * as, &M.m[k], qg * spb, qsig * TP_RING_ROWS, bar);
+      if (++qslot == NS) qslot = 0;
+      if (++qsig == SG) { qsig = 0; qg += (int)gridDim.x; }
+    }
+    st[0] = qi; st[1] = qslot; st[2] = qsig; st[3] = qg;
+  };
   if constexpr (TMA) {
     if (threadIdx.x == 0) {
-      mbar_init(sbar);
+      if constexpr (RING)
+        for (int k = 0; k < NS; k++) mbar_init(sbar + k);
+      else mbar_init(sbar);
       asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     // (warp 0 converges before thread 0's first arrive: racecheck attributed the init to lane 31 and reported a
     // warp-level RAW hazard against that arrive at fp64 interleaved m = 128 with 9 systems; H200, tenth session)
     __syncwarp();
   }
-  if (blockIdx.x < groups) issue(blockIdx.x);
+  if constexpr (RING) {
+    if (threadIdx.x == 0) {
+      int *const st = reinterpret_cast<int *>(sbar + NS);
+      st[0] = 0; st[1] = 0; st[2] = 0; st[3] = (int)blockIdx.x;
+      ring_issue(NS);
+    }
+  } else if (blockIdx.x < groups) issue(blockIdx.x);
   if constexpr (TMA) __syncthreads();  // (the barrier's init before any thread waits on it)
   unsigned phase = 0;
-  for (long long g = blockIdx.x; g < groups; g += gridDim.x, phase ^= 1) {
+  int      it    = 0;  // RING: this block's group count
+  for (long long g = blockIdx.x; g < groups; g += gridDim.x, phase ^= 1, it++) {
     const long long s  = g * spb + sl, g0 = (long long)j * Q, te = S.m;
     tp_dev_team     tm{rep, s, S.rscale, s < S.nbatch};
     T               a[Q], b[Q], c[Q], r[Q];
-    if constexpr (TMA) mbar_wait(sbar, phase);
-    else {
-      asm volatile("cp.async.wait_all;\n" ::: "memory");
-      __syncthreads();
+    int             o;
+    if constexpr (RING) {  // the slice of this thread's chunk
+      const unsigned q = (unsigned)(it * SG + (j * Q) / TP_RING_ROWS), slot = q % (unsigned)NS;
+      mbar_wait(sbar + slot, (q / (unsigned)NS) & 1u);
+      o = (int)slot * sw + ((j * Q) % TP_RING_ROWS) * spb + sl;
+    } else {
+      if constexpr (TMA) mbar_wait(sbar, phase);
+      else {
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+        __syncthreads();
+      }
+      o = TMA ? j * Q * spb + sl : j * (Q + 1) * spb + sl;
     }
-    const int o = TMA ? j * Q * spb + sl : j * (Q + 1) * spb + sl;
     const int x = j & XM;
     // (two loops, not one with ri = i ^ x for XM = 0 too: that one changed the machine code of the 4 plain instances,
     // whose times the benches hold)
@@ -874,7 +923,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
       for (int i = 0; i < Q; i++) {
         const int ri = i ^ x, e = o + ri * spb;
         if (tm.active && g0 + ri < te) {
-          a[i] = buf[e]; b[i] = buf[aw + e]; c[i] = buf[2 * aw + e]; r[i] = buf[3 * aw + e];
+          a[i] = buf[e]; b[i] = buf[as + e]; c[i] = buf[2 * as + e]; r[i] = buf[3 * as + e];
         } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
       }
     } else {
@@ -886,7 +935,12 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
       }
     }
     __syncthreads();  // the buffer is free: fetch the next group now
-    if (g + gridDim.x < groups) {
+    if constexpr (RING) {
+      if (threadIdx.x == 0) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        ring_issue((it + 1) * SG + NS);  // (the slots of this group's slices are free)
+      }
+    } else if (g + gridDim.x < groups) {
       if constexpr (TMA)
         if (threadIdx.x == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       issue(g + gridDim.x);
@@ -1169,9 +1223,11 @@ template <class T> __global__ void tp_fold_kernel(T *x, const T *dl, const T *du
 // items by ticket (tp_cuda_ex::pdl_mode 2). Measured on an H100, one system, % of copy: fp64 2^24 /
 // 2^25 / 2^26 51.7 / 52.8 / 53.4 -> 52.5 / 54.1 / 55.5, fp32 49.0-49.2 / 51.5-51.6 / 52.9-53.0 -> 49.6 /
 // 52.7 / 54.8, 2^22-2^23 within +-1; but fp32 2^20 / 2^21 23.4 / 30.6-31.1 -> 20.2-21.2 / 27.6-27.8 (the
-// early FINISH blocks' first tiles, the whole input there, compete with the reduced solve)
+// early FINISH blocks' first tiles, the whole input there, compete with the reduced solve). On the H200
+// (same lease, two rounds, ms): 2^22 fp64 0.1033 / 0.1033 -> 0.1021 / 0.1021, fp32 0.0557 / 0.0558 ->
+// 0.0546 / 0.0548; 2^20-2^21 within +-1 % either way. So from 2^22.
 // (SG_TRI_OPEN_MIN overrides it: the GPU tests run the dynamic FINISH on small systems.)
-constexpr long long TP_OPEN_MIN = 1LL << 23;
+constexpr long long TP_OPEN_MIN = 1LL << 22;
 template <class T> struct tp_cuda_ex {
   static constexpr int Q = tp_q<T>();
   sg_ctx              *ctx;
@@ -1367,6 +1423,27 @@ template <class T> struct tp_cuda_ex {
                      tp_ilv_smem_bytes<T, Q>(p, true) <= optin && ilv_maps(S, p.spb, p.tile < 256 ? p.tile : 256, M);
     if (tma) {  // (the XOR mask by the row size: 64-byte rows 1, 32-byte rows 3, wider rows or SG_TRI_ILV_XOR=0: 0)
       const int xm = xorx && rowb <= 64 ? (rowb == 64 ? 1 : 3) : 0;
+      // RING (tiles of 512 rows in the XOR order; SG_TRI_ILV_RING=0: the single staging buffer, A/B): as many slots of
+      // TP_RING_ROWS rows as the shared memory holds, at most two groups' worth, at least one more than a group's.
+      // Measured on the H200 (same lease, two rounds, ms): fp64 interleaved m = 512 0.1876 / 0.1879 -> 0.1843 / 0.1848;
+      // m = 1024 (11 slots for a group of 8) 0.2101 / 0.2102 -> 0.2211 / 0.2222, 7 % more instructions and more barrier stalls
+      // (thread 0 issues 8 slices a group), so only tiles of 4 slices take it.
+      static const bool ring_on = [] { const char *e = getenv("SG_TRI_ILV_RING"); return !(e && e[0] == '0'); }();
+      // (double only: the float instances spilled 116 bytes at 128 registers; the double ones take 110 registers, no spill)
+      if (sizeof(T) == 8 && ring_on && xm != 0 && p.tile == 4 * TP_RING_ROWS) {
+        const long long nthr = (long long)p.team * p.spb, sg = p.tile / TP_RING_ROWS, slot = 4LL * TP_RING_ROWS * p.spb * (long long)sizeof(T);
+        long long       ns   = ((long long)optin - 128 - 9 * nthr * (long long)sizeof(T)) / (slot + 8);
+        if (ns > 2 * sg) ns = 2 * sg;
+        tp_maps Mr{};
+        if (ns >= sg + 1 && ilv_maps(S, p.spb, TP_RING_ROWS, Mr)) {
+          const size_t smem = (size_t)(128 + ns * (slot + 8) + 9 * nthr * (long long)sizeof(T));
+          if constexpr (sizeof(T) == 8) {
+            if (xm == 1) launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 1, true>>(p.groups, (int)nthr, smem, ilv_what, S, p, tol, sg_dreport(ctx), Mr);
+            else launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 3, true>>(p.groups, (int)nthr, smem, ilv_what, S, p, tol, sg_dreport(ctx), Mr);
+          }
+          return true;
+        }
+      }
       if (xm == 1) stream_ilv_tma<1>(S, p, tol, M);
       else if (xm == 3) stream_ilv_tma<3>(S, p, tol, M);
       else stream_ilv_tma<0>(S, p, tol, M);
