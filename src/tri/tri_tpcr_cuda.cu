@@ -800,33 +800,44 @@ template <int XM, int Q, class T> __device__ __forceinline__ void tp_xor_perm(in
         }
     }
 }
-// RING (tensor boxes, tiles of 512 rows, i.e. fp64 interleaved m = 257-512 on 32- / 64-byte rows): the staging buffer is a ring of NS slots of TP_RING_ROWS rows of the group (all four
-// arrays), NS > the S slices of a group (as many as the shared memory holds, %dynamic_smem_size): when a group's slices have
-// been read, thread 0 refills their slots with the next slices in order, so NS - S slices of the next group are always in
-// flight while a group's data is read into registers (without it, no copy is in flight from a group's arrival to its
-// release: ~0.5 us of a ~6.7 us group at fp64 m = 1024). Each thread waits only for the slice that holds its chunk.
+// RING (tensor boxes; double tiles of 512 rows, i.e. fp64 interleaved m = 257-512 on 32- / 64-byte rows): the staging buffer
+// is a ring of NS slots of RR rows of the group (all four arrays), NS > the SG slices of a group (as many as the shared memory
+// holds, at most two groups'): when a group's slices have been read, lanes 0..SG-1 of warp 0 refill their slots with the
+// next slices, one each, so NS - SG slices of the next group are in flight while a group is read into registers (with one
+// buffer no copy is in flight from a group's arrival to its release). Each thread waits only for the slice of its chunk.
+// The geometry is fixed at compile time (tp_ring_geo): computed at run time, with thread 0 issuing every slice from a state
+// in shared memory, the same ring took 11 % longer than the single buffer at fp64 m = 300 (H200).
 constexpr int TP_RING_ROWS = 128;
-__device__ __forceinline__ unsigned tp_dyn_smem()
-{
-  unsigned v;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(v));
-  return v;
-}
-template <class T, int Q, int PB, bool TMA = false, int XM = 0, bool RING = false>
+constexpr int TP_RING_TILE = 4 * TP_RING_ROWS;  // the ring's tile: 4 slices
+constexpr long long TP_RING_OPTIN = 227 * 1024;  // the shared memory a ring instance is laid out for (sm_90's opt-in)
+// A ring instance's geometry, fixed at compile time (rows of 64 / 32 bytes for XOR mask 1 / 3; tiles of RT rows, slots of RR
+// rows), so that it takes no register: systems per block, team, threads, array stride and slot words, slices per group, slots
+// (as many as fit, at most two groups'), the dynamic shared memory (host and device)
+template <class T, int Q, int XM, int RT, int RR> struct tp_ring_geo {
+  static constexpr int       rr = RR, spb = (XM == 1 ? 64 : 32) / (int)sizeof(T), team = RT / Q, nthr = team * spb;
+  static constexpr int       as = RR * spb, sw = 4 * as, sg = RT / RR;
+  static constexpr long long fit = (TP_RING_OPTIN - 128 - 9LL * nthr * (long long)sizeof(T)) / ((long long)sw * (long long)sizeof(T) + 8);
+  static constexpr int       ns = (int)(fit > 2 * sg ? 2 * sg : fit);
+  static constexpr size_t    smem = 128 + (size_t)ns * (sw * sizeof(T) + 8) + 9 * (size_t)nthr * sizeof(T);
+  static_assert(nthr <= 512 && ns > sg, "a ring instance: one block of <= 512 threads, more slots than a group's slices");
+};
+template <class T, int Q, int PB, bool TMA = false, int XM = 0, int RT = 0, int RR = TP_RING_ROWS>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                      const __grid_constant__ tp_maps M)
 {
+  constexpr bool RING = RT > 0;  // (RT: the ring's tile rows, RR: its slot rows)
   static_assert(!RING || (TMA && XM != 0), "RING: the tensor-box instances of the XOR order");
   extern __shared__ __align__(128) unsigned char tp_smem[];
   sg_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
-  const int       spb  = P.spb, team = P.team, nthr = (int)blockDim.x;
+  using G = tp_ring_geo<T, Q, XM == 3 ? 3 : 1, RING ? RT : TP_RING_TILE, RR>;  // (RING only)
+  const int       spb  = RING ? G::spb : P.spb, team = RING ? G::team : P.team, nthr = RING ? G::nthr : (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
   const int       aw   = (int)tp_ilv_aw<Q>(P, TMA);
   T *const        buf  = reinterpret_cast<T *>(TMA ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem);
-  // RING: slots of sw words (4 arrays of TP_RING_ROWS rows: array stride as), NS of them, then the team words and NS barriers
-  const int       as   = RING ? TP_RING_ROWS * spb : aw, sw = 4 * as, SG = RING ? (int)P.tile / TP_RING_ROWS : 1;
-  const int       NS   = RING ? (int)((tp_dyn_smem() - 128u - 9u * (unsigned)nthr * (unsigned)sizeof(T)) / ((unsigned)sw * (unsigned)sizeof(T) + 8u)) : 1;
+  // RING: slots of sw words (4 arrays of G::rr rows: array stride as), NS of them, then the team words and NS barriers
+  const int       as   = RING ? G::as : aw, sw = 4 * as;
+  constexpr int   SG   = RING ? G::sg : 1, NS = RING ? G::ns : 1;
   T *const        W    = buf + (RING ? NS * sw : 4 * aw) + sl;
   auto *const     sbar = reinterpret_cast<unsigned long long *>(buf + (RING ? NS * sw : 4 * aw) + 9 * nthr);  // TMA: the group's copies (after the team words)
   const int       pr   = spb / E;  // pieces per row
@@ -861,21 +872,21 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
   };
   const long long groups = P.groups;
   // RING: the block's slices in order, q = it * SG + (slice of group it), slice q in slot q mod NS, its barrier's phase parity
-  // floor(q / NS) & 1; counted without divisions (SG < NS)
-  // (thread 0's producer state lives in shared memory after the barriers, so that it takes no register of the other threads)
-  auto ring_issue = [&](int upto) {  // (thread 0) the block's slices from the next one up to slice upto, of groups that exist
-    int *const st = reinterpret_cast<int *>(sbar + NS);  // the next slice to issue: its number, slot, slice of its group, group
-    int        qi = st[0], qslot = st[1], qsig = st[2], qg = st[3];
-#pragma unroll 1
-    for (; qi < upto && qg < groups; qi++) {
-      unsigned long long *const bar = sbar + qslot;
-      mbar_expect(bar, 4u * (unsigned)(as * (int)sizeof(T)));
+  // floor(q / NS) & 1 (SG, NS compile-time: no division). Lane l < n of warp 0 issues slice q0 + l (its group's, if it exists),
+  // so a refill takes no state and no loop
+  auto ring_fill = [&](int q0, int n) {
+    const int l = (int)threadIdx.x;
+    if (l < n) {
+      const int       q = q0 + l, slot = q % NS;
+      const long long g = blockIdx.x + (long long)(q / SG) * gridDim.x;
+      if (g < groups) {
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        unsigned long long *const bar = sbar + slot;
+        mbar_expect(bar, 4u * (unsigned)(as * (int)sizeof(T)));
 #pragma unroll
-      for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + qslot * sw + k * as, &M.m[k], qg * spb, qsig * TP_RING_ROWS, bar);
-      if (++qslot == NS) qslot = 0;
-      if (++qsig == SG) { qsig = 0; qg += (int)gridDim.x; }
+        for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + slot * sw + k * as, &M.m[k], (int)(g * spb), (q % SG) * G::rr, bar);
+      }
     }
-    st[0] = qi; st[1] = qslot; st[2] = qsig; st[3] = qg;
   };
   if constexpr (TMA) {
     if (threadIdx.x == 0) {
@@ -889,11 +900,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     __syncwarp();
   }
   if constexpr (RING) {
-    if (threadIdx.x == 0) {
-      int *const st = reinterpret_cast<int *>(sbar + NS);
-      st[0] = 0; st[1] = 0; st[2] = 0; st[3] = (int)blockIdx.x;
-      ring_issue(NS);
-    }
+    ring_fill(0, NS);  // (after the __syncwarp above: thread 0's barrier init before lanes 1.. arm them)
   } else if (blockIdx.x < groups) issue(blockIdx.x);
   if constexpr (TMA) __syncthreads();  // (the barrier's init before any thread waits on it)
   unsigned phase = 0;
@@ -904,9 +911,9 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     T               a[Q], b[Q], c[Q], r[Q];
     int             o;
     if constexpr (RING) {  // the slice of this thread's chunk
-      const unsigned q = (unsigned)(it * SG + (j * Q) / TP_RING_ROWS), slot = q % (unsigned)NS;
+      const unsigned q = (unsigned)(it * SG + (j * Q) / G::rr), slot = q % (unsigned)NS;
       mbar_wait(sbar + slot, (q / (unsigned)NS) & 1u);
-      o = (int)slot * sw + ((j * Q) % TP_RING_ROWS) * spb + sl;
+      o = (int)slot * sw + ((j * Q) % G::rr) * spb + sl;
     } else {
       if constexpr (TMA) mbar_wait(sbar, phase);
       else {
@@ -918,7 +925,18 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
     const int x = j & XM;
     // (two loops, not one with ri = i ^ x for XM = 0 too: that one changed the machine code of the 4 plain instances,
     // whose times the benches hold)
-    if constexpr (XM != 0) {
+    if constexpr (RING) {  // (XM + 1 base offsets, one per i & XM, each row at a constant offset from its base: no spill)
+      int bk[XM + 1];
+#pragma unroll
+      for (int k = 0; k <= XM; k++) bk[k] = o + ((k ^ x) - k) * spb;
+#pragma unroll
+      for (int i = 0; i < Q; i++) {
+        const int ri = i ^ x, e = bk[i & XM] + i * spb;
+        if (tm.active && g0 + ri < te) {
+          a[i] = buf[e]; b[i] = buf[as + e]; c[i] = buf[2 * as + e]; r[i] = buf[3 * as + e];
+        } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+      }
+    } else if constexpr (XM != 0) {
 #pragma unroll
       for (int i = 0; i < Q; i++) {
         const int ri = i ^ x, e = o + ri * spb;
@@ -935,12 +953,8 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
       }
     }
     __syncthreads();  // the buffer is free: fetch the next group now
-    if constexpr (RING) {
-      if (threadIdx.x == 0) {
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        ring_issue((it + 1) * SG + NS);  // (the slots of this group's slices are free)
-      }
-    } else if (g + gridDim.x < groups) {
+    if constexpr (RING) ring_fill(it * SG + NS, SG);  // (the slots of this group's slices are free)
+    else if (g + gridDim.x < groups) {
       if constexpr (TMA)
         if (threadIdx.x == 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
       issue(g + gridDim.x);
@@ -1386,6 +1400,17 @@ template <class T> struct tp_cuda_ex {
     launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, XM>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), ilv_what, S, p, tol,
                                                                sg_dreport(ctx), M);
   }
+  // the ring instance of tiles of RT rows in slots of RR rows (XOR mask XM), if the plan has its geometry (double only)
+  template <int XM, int RT, int RR> bool stream_ilv_ring(const tp_sys<T> &S, const tp_plan &p, T tol)
+  {
+    if constexpr (sizeof(T) == 8) {
+      using Gx = tp_ring_geo<T, Q, XM, RT, RR>;
+      tp_maps M{};
+      if (p.tile != RT || p.spb != Gx::spb || p.team != Gx::team || !ilv_maps(S, p.spb, RR, M)) return false;
+      launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, XM, RT, RR>>(p.groups, Gx::nthr, Gx::smem, ilv_what, S, p, tol, sg_dreport(ctx), M);
+      return true;
+    } else return false;
+  }
   bool stream_ilv(const tp_sys<T> &S, const tp_plan &p0, T tol)
   {
     const tp_stream_mins rule  = tp_stream_rule();
@@ -1423,26 +1448,15 @@ template <class T> struct tp_cuda_ex {
                      tp_ilv_smem_bytes<T, Q>(p, true) <= optin && ilv_maps(S, p.spb, p.tile < 256 ? p.tile : 256, M);
     if (tma) {  // (the XOR mask by the row size: 64-byte rows 1, 32-byte rows 3, wider rows or SG_TRI_ILV_XOR=0: 0)
       const int xm = xorx && rowb <= 64 ? (rowb == 64 ? 1 : 3) : 0;
-      // RING (tiles of 512 rows in the XOR order; SG_TRI_ILV_RING=0: the single staging buffer, A/B): as many slots of
-      // TP_RING_ROWS rows as the shared memory holds, at most two groups' worth, at least one more than a group's.
-      // Measured on the H200 (same lease, two rounds, ms): fp64 interleaved m = 512 0.1876 / 0.1879 -> 0.1843 / 0.1848;
-      // m = 1024 (11 slots for a group of 8) 0.2101 / 0.2102 -> 0.2211 / 0.2222, 7 % more instructions and more barrier stalls
-      // (thread 0 issues 8 slices a group), so only tiles of 4 slices take it.
+      // RING (double tiles of 512 rows in the XOR order; SG_TRI_ILV_RING=0: the single staging buffer, A/B). Measured on
+      // the H200 (same lease, two rounds, ms per 2^24 unknowns, bench/tri/README.md, fourteenth session): fp64 interleaved
+      // m = 450 / 512 0.2432-0.2467 / 0.1885-0.1893 -> 0.2140-0.2162 / 0.1835-0.1836; m = 300 / 400 within +-1 %. Tiles of
+      // 1024 rows (8 slices of 128 rows or 4 of 256) were 1.5-6 % slower (more instructions, more barrier stalls) and float
+      // within noise: they keep the single buffer.
       static const bool ring_on = [] { const char *e = getenv("SG_TRI_ILV_RING"); return !(e && e[0] == '0'); }();
-      // (double only: the float instances spilled 116 bytes at 128 registers; the double ones take 110 registers, no spill)
-      if (sizeof(T) == 8 && ring_on && xm != 0 && p.tile == 4 * TP_RING_ROWS) {
-        const long long nthr = (long long)p.team * p.spb, sg = p.tile / TP_RING_ROWS, slot = 4LL * TP_RING_ROWS * p.spb * (long long)sizeof(T);
-        long long       ns   = ((long long)optin - 128 - 9 * nthr * (long long)sizeof(T)) / (slot + 8);
-        if (ns > 2 * sg) ns = 2 * sg;
-        tp_maps Mr{};
-        if (ns >= sg + 1 && ilv_maps(S, p.spb, TP_RING_ROWS, Mr)) {
-          const size_t smem = (size_t)(128 + ns * (slot + 8) + 9 * nthr * (long long)sizeof(T));
-          if constexpr (sizeof(T) == 8) {
-            if (xm == 1) launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 1, true>>(p.groups, (int)nthr, smem, ilv_what, S, p, tol, sg_dreport(ctx), Mr);
-            else launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, 3, true>>(p.groups, (int)nthr, smem, ilv_what, S, p, tol, sg_dreport(ctx), Mr);
-          }
-          return true;
-        }
+      if (ring_on && optin >= TP_RING_OPTIN) {
+        if (xm == 1 && stream_ilv_ring<1, TP_RING_TILE, TP_RING_ROWS>(S, p, tol)) return true;
+        if (xm == 3 && stream_ilv_ring<3, TP_RING_TILE, TP_RING_ROWS>(S, p, tol)) return true;
       }
       if (xm == 1) stream_ilv_tma<1>(S, p, tol, M);
       else if (xm == 3) stream_ilv_tma<3>(S, p, tol, M);
