@@ -801,7 +801,7 @@ template <int XM, int Q, class T> __device__ __forceinline__ void tp_xor_perm(in
     }
 }
 // RING (tensor boxes; double tiles of 512 rows, i.e. fp64 interleaved m = 257-512 on 32- / 64-byte rows): the staging buffer
-// is a ring of NS slots of RR rows of the group (all four arrays), NS > the SG slices of a group (as many as the shared memory
+// is a ring of NS slots of TP_RING_ROWS rows of the group (all four arrays), NS > the SG slices of a group (as many as the shared memory
 // holds, at most two groups'): when a group's slices have been read, lanes 0..SG-1 of warp 0 refill their slots with the
 // next slices, one each, so NS - SG slices of the next group are in flight while a group is read into registers (with one
 // buffer no copy is in flight from a group's arrival to its release). Each thread waits only for the slice of its chunk.
@@ -810,27 +810,26 @@ template <int XM, int Q, class T> __device__ __forceinline__ void tp_xor_perm(in
 constexpr int TP_RING_ROWS = 128;
 constexpr int TP_RING_TILE = 4 * TP_RING_ROWS;  // the ring's tile: 4 slices
 constexpr long long TP_RING_OPTIN = 227 * 1024;  // the shared memory a ring instance is laid out for (sm_90's opt-in)
-// A ring instance's geometry, fixed at compile time (rows of 64 / 32 bytes for XOR mask 1 / 3; tiles of RT rows, slots of RR
-// rows), so that it takes no register: systems per block, team, threads, array stride and slot words, slices per group, slots
-// (as many as fit, at most two groups'), the dynamic shared memory (host and device)
-template <class T, int Q, int XM, int RT, int RR> struct tp_ring_geo {
-  static constexpr int       rr = RR, spb = (XM == 1 ? 64 : 32) / (int)sizeof(T), team = RT / Q, nthr = team * spb;
-  static constexpr int       as = RR * spb, sw = 4 * as, sg = RT / RR;
+// A ring instance's geometry, fixed at compile time (rows of 64 / 32 bytes for XOR mask 1 / 3; tiles of TP_RING_TILE rows,
+// slots of TP_RING_ROWS rows), so that it takes no register: systems per block, team, threads, array stride and slot words,
+// slices per group, slots (as many as fit, at most two groups'), the dynamic shared memory (host and device)
+template <class T, int Q, int XM> struct tp_ring_geo {
+  static constexpr int       rr = TP_RING_ROWS, spb = (XM == 1 ? 64 : 32) / (int)sizeof(T), team = TP_RING_TILE / Q, nthr = team * spb;
+  static constexpr int       as = rr * spb, sw = 4 * as, sg = TP_RING_TILE / rr;
   static constexpr long long fit = (TP_RING_OPTIN - 128 - 9LL * nthr * (long long)sizeof(T)) / ((long long)sw * (long long)sizeof(T) + 8);
   static constexpr int       ns = (int)(fit > 2 * sg ? 2 * sg : fit);
   static constexpr size_t    smem = 128 + (size_t)ns * (sw * sizeof(T) + 8) + 9 * (size_t)nthr * sizeof(T);
   static_assert(nthr <= 512 && ns > sg, "a ring instance: one block of <= 512 threads, more slots than a group's slices");
 };
-template <class T, int Q, int PB, bool TMA = false, int XM = 0, int RT = 0, int RR = TP_RING_ROWS>
+template <class T, int Q, int PB, bool TMA = false, int XM = 0, bool RING = false>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                      const __grid_constant__ tp_maps M)
 {
-  constexpr bool RING = RT > 0;  // (RT: the ring's tile rows, RR: its slot rows)
   static_assert(!RING || (TMA && XM != 0), "RING: the tensor-box instances of the XOR order");
   extern __shared__ __align__(128) unsigned char tp_smem[];
   sg_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
-  using G = tp_ring_geo<T, Q, XM == 3 ? 3 : 1, RING ? RT : TP_RING_TILE, RR>;  // (RING only)
+  using G = tp_ring_geo<T, Q, XM == 3 ? 3 : 1>;  // (RING only)
   const int       spb  = RING ? G::spb : P.spb, team = RING ? G::team : P.team, nthr = RING ? G::nthr : (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
   const int       aw   = (int)tp_ilv_aw<Q>(P, TMA);
@@ -1400,14 +1399,14 @@ template <class T> struct tp_cuda_ex {
     launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, XM>>(p.groups, p.team * p.spb, tp_ilv_smem_bytes<T, Q>(p, true), ilv_what, S, p, tol,
                                                                sg_dreport(ctx), M);
   }
-  // the ring instance of tiles of RT rows in slots of RR rows (XOR mask XM), if the plan has its geometry (double only)
-  template <int XM, int RT, int RR> bool stream_ilv_ring(const tp_sys<T> &S, const tp_plan &p, T tol)
+  // the ring instance (XOR mask XM), if the plan has its geometry (double only)
+  template <int XM> bool stream_ilv_ring(const tp_sys<T> &S, const tp_plan &p, T tol)
   {
     if constexpr (sizeof(T) == 8) {
-      using Gx = tp_ring_geo<T, Q, XM, RT, RR>;
+      using Gx = tp_ring_geo<T, Q, XM>;
       tp_maps M{};
-      if (p.tile != RT || p.spb != Gx::spb || p.team != Gx::team || !ilv_maps(S, p.spb, RR, M)) return false;
-      launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, XM, RT, RR>>(p.groups, Gx::nthr, Gx::smem, ilv_what, S, p, tol, sg_dreport(ctx), M);
+      if (p.tile != TP_RING_TILE || p.spb != Gx::spb || p.team != Gx::team || !ilv_maps(S, p.spb, Gx::rr, M)) return false;
+      launch_persistent<tp_stream_ilv_kernel<T, Q, 16, true, XM, true>>(p.groups, Gx::nthr, Gx::smem, ilv_what, S, p, tol, sg_dreport(ctx), M);
       return true;
     } else return false;
   }
@@ -1455,8 +1454,8 @@ template <class T> struct tp_cuda_ex {
       // within noise: they keep the single buffer.
       static const bool ring_on = [] { const char *e = getenv("SG_TRI_ILV_RING"); return !(e && e[0] == '0'); }();
       if (ring_on && optin >= TP_RING_OPTIN) {
-        if (xm == 1 && stream_ilv_ring<1, TP_RING_TILE, TP_RING_ROWS>(S, p, tol)) return true;
-        if (xm == 3 && stream_ilv_ring<3, TP_RING_TILE, TP_RING_ROWS>(S, p, tol)) return true;
+        if (xm == 1 && stream_ilv_ring<1>(S, p, tol)) return true;
+        if (xm == 3 && stream_ilv_ring<3>(S, p, tol)) return true;
       }
       if (xm == 1) stream_ilv_tma<1>(S, p, tol, M);
       else if (xm == 3) stream_ilv_tma<3>(S, p, tol, M);
