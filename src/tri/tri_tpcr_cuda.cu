@@ -700,9 +700,17 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
     tp_dev_team     tm{rep, s, S.rscale, !MULTI || s < S.nbatch};
     T               a[Q], b[Q], c[Q], r[Q];
     mbar_wait(bar, phase);
-    if (tm.active && g0 < te) {  // m is a multiple of the 128-byte row, so a chunk is whole or past the end
+    // a chunk lies in the map's whole 128-byte rows (R is a multiple of Q), or past them; MULTI: m is a multiple of R
+    if (tm.active && g0 < (MULTI ? te : S.m / R * R)) {
       const long long l = sl * tile + (g0 - ts), ta = tile * spb;
       tp_ld_swz<Q>(buf, l, a); tp_ld_swz<Q>(buf + ta, l, b); tp_ld_swz<Q>(buf + 2 * ta, l, c); tp_ld_swz<Q>(buf + 3 * ta, l, r);
+    } else if (!MULTI && tm.active && g0 < te) {  // the last m % R rows (m not a multiple of R: past the map) from global memory
+      const long long ge = s * S.ss + g0;
+#pragma unroll
+      for (int i = 0; i < Q; i++)
+        if (g0 + i < te) {
+          a[i] = S.dl[ge + i]; b[i] = S.d[ge + i]; c[i] = S.du[ge + i]; r[i] = S.b[ge + i];
+        } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
     } else {
 #pragma unroll
       for (int i = 0; i < Q; i++) { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
@@ -719,7 +727,7 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
     }
     if (tm.active && g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
     if constexpr (RED) {
-      tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? Q : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);
+      tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? (te - g0 < Q ? (int)(te - g0) : Q) : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);  // (a tail chunk: its rows)
     } else {
       // MULTI: the block is one warp of 32 / team teams (warp barriers, as tp_solve_kernel's)
       tp_team_solve<Q, !DYN, !MULTI>(tm, a, b, c, r, W + sl * 9 * team, 1, j, team, ts, g0, tol, MULTI ? 0xffffffffu : 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
@@ -1324,7 +1332,19 @@ template <class T> struct tp_cuda_ex {
     const long long rb = S.m * (long long)sizeof(T);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.ss * (long long)sizeof(T));
-    if ((al & 15) || rb % 128 || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
+    // Rows that are not whole 128-byte lines (m * sizeof(T) % 128 != 0, at least one line; one tile per block): the map holds
+    // each system's whole lines, the kernel reads the last m % R rows from global memory. Measured on the H200 (same lease,
+    // two rounds, ms per 2^24 unknowns, against tp_solve_kernel; bench/tri/README.md, fifteenth session): fp64 m = 200 /
+    // 300 / 450 / 600 / 700 / 1000 / 1500 / 3000 0.2119-0.2120 / 0.2672-0.2675 / 0.2038 / 0.2781-0.2783 / 0.2617-0.2632 /
+    // 0.1978-0.1980 / 0.2712-0.2716 / 0.3179-0.3182 -> 0.1870-0.1873 / 0.2327-0.2339 / 0.1737-0.1757 / 0.2300-0.2301 /
+    // 0.2037-0.2039 / 0.1674 / 0.2036-0.2038 / 0.2267-0.2272; float m = 300 / 600 / 700 / 1000 / 1500 / 2000 / 3000
+    // 0.1763-0.1765 / 0.1707-0.1712 / 0.1558-0.1559 / 0.1191-0.1193 / 0.1484-0.1490 / 0.1114-0.1117 / 0.1489-0.1494 ->
+    // 0.1387-0.1392 / 0.1341-0.1346 / 0.1200-0.1201 / 0.0899-0.0901 / 0.1078-0.1082 / 0.0891-0.0894 / 0.1095-0.1101.
+    // fp64 m = 250 within 1 % (0.1843-0.1844 -> 0.1856-0.1866). The MULTI instance (teams of < 32 chunks) keeps whole lines: there it was slower (fp64 m = 72 / 100 0.2627-0.2628 /
+    // 0.2098-0.2103 -> 0.3073-0.3078 / 0.2329-0.2334: 162 registers against tp_solve_kernel's 118, 48 % more L2 sectors).
+    // SG_TRI_STREAM_TAIL=0: whole lines only (A/B).
+    static const bool tail = [] { const char *e = getenv("SG_TRI_STREAM_TAIL"); return !(e && e[0] == '0'); }();
+    if ((al & 15) || (tail && p.spb == 1 ? rb < 128 : rb % 128 != 0) || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
     const size_t smem = tp_stream_smem_bytes<T>(p.tile, p.spb, p.team * p.spb);
     return smem <= (size_t)sg_cuda_smem_optin() ? smem : 0;
   }

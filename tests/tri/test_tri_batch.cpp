@@ -49,8 +49,10 @@ template <class T> static void sweep(bool quick)
   // The CUDA streaming kernel (tensor copies of whole systems: double, contiguous, one tile of
   // >= 64 chunks, 128-byte rows, 16-byte aligned stride): packed, padded by 16 (aligned) and
   // by 1 (not aligned: the other kernel), and in place.
+  // m = 100 / 300 / 1000: rows that are not whole 128-byte lines (300 / 1000: the map holds the whole lines, the kernel
+  // reads the rest; 100: teams of < 32 chunks, tp_solve_kernel)
   if (!quick)
-    for (long long m : {512ll, 1024ll, 4096ll})
+    for (long long m : {100ll, 300ll, 512ll, 1000ll, 1024ll, 4096ll})
       for (long long nb : {3ll, 61ll})
         for (long long pad : {0ll, 16ll, 1ll}) {
           Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, nb, m + pad, 0, seed++);
@@ -89,9 +91,10 @@ template <class T> static void sweep(bool quick)
         run_batch(B, SG_TRI_TPCR, true, "random");
       }
   // ... and its multi-level use (REDUCE and FINISH tiles of 512 rows): one long system with
-  // 128-byte rows, and one without; and one above 2^20 rows (tiles of 128 chunks in both precisions)
+  // 128-byte rows, and one without; and one above 2^20 rows (tiles of 128 chunks in both precisions);
+  // 262164: rows that are not whole 128-byte lines in both precisions (a partial last chunk)
   if (!quick)
-    for (long long m : {262160ll, 262161ll, 1048577ll}) {
+    for (long long m : {262160ll, 262161ll, 262164ll, 1048577ll}) {
       Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, 1, m, 0, seed++);
       run_batch(B, SG_TRI_TPCR, false, "random");
     }
