@@ -765,6 +765,20 @@ template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_p
 // dense [rows][spb systems] for the tensor boxes (TMA); and the kernel's shared memory: the 4 arrays, the team words
 // and, for TMA, the 128-byte alignment slack and the mbarrier
 template <int Q> __host__ __device__ constexpr long long tp_ilv_aw(const tp_plan &P, bool tma) { return tma ? P.tile * P.spb : tp_ilv_words<Q>(P); }
+// ODD (double, a row stride of an odd number of words, i.e. rows at 8 bytes past a 16-byte boundary every other row, in
+// place of 8-byte copies; tp_cuda_ex::stream_ilv has the measurements): 16-byte copies from the 16-byte boundary at or below each row's first system; an odd row's copy starts one
+// word early and ends one word late, so each pair of rows is [even row: spb words][1 pad][odd row: spb words][1 pad] (the
+// odd row's copies land from its leading pad to its trailing pad, 16-byte aligned). A chunk's pitch: the next odd multiple
+// of spb words at or above its Q / 2 pairs (a half-warp's chunks hit distinct banks, as the (Q + 1) * spb pitch)
+template <int Q> __host__ __device__ constexpr long long tp_ilv_odd_pitch(int spb)
+{
+  const long long base = (long long)Q * spb + Q, k = (base + spb - 1) / spb;
+  return (k | 1) * spb;
+}
+template <class T, int Q> size_t tp_ilv_odd_smem_bytes(const tp_plan &P)
+{
+  return (size_t)(4 * P.team * tp_ilv_odd_pitch<Q>(P.spb) + 9LL * P.team * P.spb) * sizeof(T);
+}
 template <class T, int Q> size_t tp_ilv_smem_bytes(const tp_plan &P, bool tma)
 {
   return (tma ? 128 + 8 : 0) + (size_t)(4 * tp_ilv_aw<Q>(P, tma) + 9LL * P.team * P.spb) * sizeof(T);
@@ -829,25 +843,27 @@ template <class T, int Q, int XM> struct tp_ring_geo {
   static constexpr size_t    smem = 128 + (size_t)ns * (sw * sizeof(T) + 8) + 9 * (size_t)nthr * sizeof(T);
   static_assert(nthr <= 512 && ns > sg, "a ring instance: one block of <= 512 threads, more slots than a group's slices");
 };
-template <class T, int Q, int PB, bool TMA = false, int XM = 0, bool RING = false>
+template <class T, int Q, int PB, bool TMA = false, int XM = 0, bool RING = false, bool ODD = false>
 __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                      const __grid_constant__ tp_maps M)
 {
   static_assert(!RING || (TMA && XM != 0), "RING: the tensor-box instances of the XOR order");
+  static_assert(!ODD || (!TMA && PB == 16 && sizeof(T) == 8 && XM == 0), "ODD: the 16-byte cp.async copies of double rows");
   extern __shared__ __align__(128) unsigned char tp_smem[];
   sg_pdl_wait();
   constexpr int   E    = PB / (int)sizeof(T);  // systems per piece
   using G = tp_ring_geo<T, Q, XM == 3 ? 3 : 1>;  // (RING only)
   const int       spb  = RING ? G::spb : P.spb, team = RING ? G::team : P.team, nthr = RING ? G::nthr : (int)blockDim.x;
   const int       sl   = (int)threadIdx.x % spb, j = (int)threadIdx.x / spb;
-  const int       aw   = (int)tp_ilv_aw<Q>(P, TMA);
+  const int       cpo  = ODD ? (int)tp_ilv_odd_pitch<Q>(spb) : 0;  // (ODD: the chunk pitch)
+  const int       aw   = ODD ? team * cpo : (int)tp_ilv_aw<Q>(P, TMA);
   T *const        buf  = reinterpret_cast<T *>(TMA ? tp_smem + ((128u - (smem_u32(tp_smem) & 127u)) & 127u) : tp_smem);
   // RING: slots of sw words (4 arrays of G::rr rows: array stride as), NS of them, then the team words and NS barriers
   const int       as   = RING ? G::as : aw, sw = 4 * as;
   constexpr int   SG   = RING ? G::sg : 1, NS = RING ? G::ns : 1;
   T *const        W    = buf + (RING ? NS * sw : 4 * aw) + sl;
   auto *const     sbar = reinterpret_cast<unsigned long long *>(buf + (RING ? NS * sw : 4 * aw) + 9 * nthr);  // TMA: the group's copies (after the team words)
-  const int       pr   = spb / E;  // pieces per row
+  const int       pr   = ODD ? spb / 2 + 1 : spb / E;  // pieces per row (ODD: an even row takes spb / 2 of them)
   const int       np   = (int)S.m * pr;  // pieces per array of a group (one tile: rows [0, m))
   auto issue = [&](long long g) {  // every thread: its pieces of group g (TMA: thread 0, the four boxes)
     if constexpr (TMA) {
@@ -860,6 +876,30 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
 #pragma unroll
           for (int k = 0; k < 4; k++) tp_tma_load_2d(buf + k * aw + (long long)y * spb, &M.m[k], (int)(g * spb), y, sbar);
       }
+    } else if constexpr (ODD) {
+      const long long s0 = g * spb;
+#pragma unroll 1
+      for (int p = (int)threadIdx.x; p < np; p += nthr) {
+        const int row = p / pr, pc = p - row * pr, od = row & 1;
+        if (!od && pc == pr - 1) continue;
+        // (an odd row's first copy starts at system s0 - 1: the word before the row's first system, in the arrays for row >= 1)
+        const long long sy = s0 - od + 2 * pc, nv = S.nbatch - sy;
+        const int       dst = (row / Q) * cpo + ((row % Q) >> 1) * (2 * spb + 2) + od * spb + 2 * pc;
+        const long long src = nv > 0 ? sy + row * S.rs : 0;
+        if (nv == 1) {  // the batch's last system: an 8-byte copy (a 16-byte one would reach past the arrays' end on the last row)
+          tp_cp_async<8>(buf + dst, S.dl + src, 8);
+          tp_cp_async<8>(buf + aw + dst, S.d + src, 8);
+          tp_cp_async<8>(buf + 2 * aw + dst, S.du + src, 8);
+          tp_cp_async<8>(buf + 3 * aw + dst, S.b + src, 8);
+        } else {
+          const int sb = nv <= 0 ? 0 : 16;
+          tp_cp_async<16>(buf + dst, S.dl + src, sb);
+          tp_cp_async<16>(buf + aw + dst, S.d + src, sb);
+          tp_cp_async<16>(buf + 2 * aw + dst, S.du + src, sb);
+          tp_cp_async<16>(buf + 3 * aw + dst, S.b + src, sb);
+        }
+      }
+      asm volatile("cp.async.commit_group;\n" ::: "memory");
     } else {
       const long long s0 = g * spb;
 #pragma unroll 1
@@ -927,7 +967,7 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
         asm volatile("cp.async.wait_all;\n" ::: "memory");
         __syncthreads();
       }
-      o = TMA ? j * Q * spb + sl : j * (Q + 1) * spb + sl;
+      o = TMA ? j * Q * spb + sl : ODD ? j * cpo + sl : j * (Q + 1) * spb + sl;
     }
     const int x = j & XM;
     // (two loops, not one with ri = i ^ x for XM = 0 too: that one changed the machine code of the 4 plain instances,
@@ -949,6 +989,14 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
         const int ri = i ^ x, e = o + ri * spb;
         if (tm.active && g0 + ri < te) {
           a[i] = buf[e]; b[i] = buf[as + e]; c[i] = buf[2 * as + e]; r[i] = buf[3 * as + e];
+        } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
+      }
+    } else if constexpr (ODD) {  // row i of the chunk: pair i / 2, the odd row 1 + spb words in
+#pragma unroll
+      for (int i = 0; i < Q; i++) {
+        const int e = o + (i >> 1) * (2 * spb + 2) + (i & 1) * (spb + 1);
+        if (tm.active && g0 + i < te) {
+          a[i] = buf[e]; b[i] = buf[aw + e]; c[i] = buf[2 * aw + e]; r[i] = buf[3 * aw + e];
         } else { a[i] = 0; b[i] = 1; c[i] = 0; r[i] = 0; }
       }
     } else {
@@ -1484,6 +1532,23 @@ template <class T> struct tp_cuda_ex {
     }
     if constexpr (sizeof(T) != 8) return false;  // (float: the tensor-box form only)
     else {
+      // ODD: 16-byte aligned arrays, a row stride of an odd number of words (an odd nbatch, unpadded), tiles of >= 512 rows
+      // (tp_stream_ilv_kernel ODD: 16-byte copies in place of 8-byte ones; SG_TRI_ILV_ODD=0: the 8-byte copies, A/B). H200,
+      // same lease, two rounds, ms per 2^24 unknowns (bench/tri/README.md, fifteenth session): fp64 interleaved m = 400 /
+      // 700 / 1000 0.3184-0.3186 / 0.4176-0.4203 / 0.3947-0.3987 -> 0.3124-0.3127 / 0.4040-0.4064 / 0.3482-0.3490; m = 300 /
+      // 450 / 600 within 1 %; m = 100 (tiles of 128 rows) 0.1877-0.1883 -> 0.1892-0.1916, so smaller tiles keep the 8-byte copies
+      static const bool odd_on = [] { const char *e = getenv("SG_TRI_ILV_ODD"); return !(e && e[0] == '0'); }();
+      const uintptr_t   ap     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                           reinterpret_cast<uintptr_t>(S.b);
+      if (odd_on && (ap & 15) == 0 && (S.rs & 1) && p0.tile >= 512) {
+        tp_plan po = p;
+        if (po.spb % 2 || tp_ilv_odd_smem_bytes<T, Q>(po) > optin) po = p0;
+        if (po.spb % 2 == 0 && tp_ilv_odd_smem_bytes<T, Q>(po) <= optin) {
+          launch_persistent<tp_stream_ilv_kernel<T, Q, 16, false, 0, false, true>>(po.groups, po.team * po.spb, tp_ilv_odd_smem_bytes<T, Q>(po), ilv_what, S, po, tol,
+                                                                                   sg_dreport(ctx), M);
+          return true;
+        }
+      }
       if (tp_ilv_smem_bytes<T, Q>(p, false) > optin) p = p0;  // (the plan's own grouping when the regrouped one does not fit)
       const size_t smem = tp_ilv_smem_bytes<T, Q>(p, false);
       if (smem > optin) return false;
