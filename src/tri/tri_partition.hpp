@@ -154,7 +154,7 @@ inline tp_stream_mins tp_stream_min_teams(double peak)
   return {64, 128, 64, false, 0};
 }
 
-// Interleaved batches of 2048 rows and more: tiles of TP_BLOCK threads = 128 bytes of
+// Interleaved batches of more than 1024 rows (1025 and more; 2048 before the fifteenth session): tiles of TP_BLOCK threads = 128 bytes of
 // consecutive systems (16 double / 32 float) x 128 rows, in place of one tile of 16-byte rows
 // (m = 2048 double / 4096 float) or two passes over tiles of 32-byte rows (m = 4096 double). On
 // the GPU the REDUCE, the reduced solve and the FINISH of such a plan run as one persistent kernel
@@ -166,7 +166,14 @@ inline tp_stream_mins tp_stream_min_teams(double peak)
 // into registers) -> fused with tensor copies: fp64 m = 2048 42.0-42.6 -> 55.2 -> 61.0-61.2,
 // m = 4096 40.2-40.3 -> 55.3 -> 60.3-60.7; float m = 2048 41.0 -> 42.1 -> 47.2-47.7, m = 4096
 // 37.7 -> 42.5 -> 47.5-48.1. At m = 1024 the single tile stays faster (fp64 68.1 against 60.5,
-// float 62.1 against 45.5), so the default is from 2048 rows in both precisions. Other shapes,
+// float 62.1 against 45.5), so the default was from 2048 rows in both precisions. Between the powers of two the
+// single tile is padded to the next one (m = 1025-2047: one tile of 2048 rows and 16-byte rows), and the fused plan
+// (tiles of 128 rows) wins from m = 1025 on the H200 (same lease, two rounds, ms per 2^24 unknowns, SG_TRI_FUSE_MIN=1
+// against the default, bench/tri/README.md, fifteenth session): fp64 m = 1025 / 1200 / 1500 / 1800 / 2000
+// 0.5746-0.5768 / 0.5761 / 0.5188-0.5192 / 0.4874-0.4886 / 0.4728-0.4741 -> 0.3210-0.3213 / 0.3796-0.3816 / 0.3025-0.3030 /
+// 0.3155-0.3164 / 0.3178-0.3189; float 0.3290-0.3292 / 0.3267-0.3277 / 0.3017-0.3029 / 0.2776-0.2779 / 0.2671-0.2673 ->
+// 0.1810-0.1811 / 0.2253-0.2259 / 0.1722-0.1734 / 0.1814-0.1820 / 0.1894-0.1926; below (m = 300-1000) the single tile
+// stays faster but at fp64 m = 600 / 700 (within 2-4 %). So the default is from 1025 rows. Other shapes,
 // fp64: rows of 64 / 32 / 16 bytes 49 / 36 / 21 %, of 256 bytes (64-row tiles: m <= 2048 only)
 // 52.7 % at m = 2048 (registers, before the tensor copies).
 // SG_TRI_FUSE_MIN overrides the smallest m for both precisions, SG_TRI_FUSE_SPB the systems per
@@ -175,7 +182,7 @@ template <class T> long long tp_fuse_min()
 {
   static const long long v = [] {
     const char *e = getenv("SG_TRI_FUSE_MIN");
-    return e ? atoll(e) : 2048LL;
+    return e ? atoll(e) : 1025LL;
   }();
   return v;
 }

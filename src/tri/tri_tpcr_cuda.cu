@@ -40,7 +40,7 @@
 //   batches of m = 512 / 1024 (on the H200 from m = 64, with up to 128-byte rows of systems per block: tp_ilv_regroup;
 //   there float m = 64-1024 too, by tensor boxes only) use tp_stream_ilv_kernel (persistent blocks, cp.async copies of a
 //   group's rows, or one tensor box per array and 256 rows: 128- or 256-byte rows of <= 256-row tiles, on the H200 also
-//   64- and 32-byte rows of 512- and 1024-row tiles read in an XOR order; the same overlap); from m = 2048 (both
+//   64- and 32-byte rows of 512- and 1024-row tiles read in an XOR order; the same overlap); from m = 1025 (both
 //   precisions) tp_fused_ilv_kernel (the
 //   REDUCE, the reduced solves and the FINISH of 128-row tiles in one persistent grid, the FINISH
 //   finding its tile in L2, each tile brought by tensor copies while the item before is computed).

@@ -77,12 +77,12 @@ template <class T> static void sweep(bool quick)
           if (pad == 2) run_batch(B, alg, true, "random");
         }
       }
-  // The CUDA fused interleaved kernel (tp_fuse_plan: m >= 2048 in both precisions; every m >=
+  // The CUDA fused interleaved kernel (tp_fuse_plan: m >= 1025 in both precisions; every m >=
   // 129 under SG_TRI_FUSE_MIN=1, ctest ".fuse"): enough groups for FINISH items to alternate with
   // REDUCE items (517 / 518 systems: a partial last group), in place too. An odd row stride
   // loads the tiles into registers; an even one (518, and 518 + 6 padded) brings them by tensor
   // copies (the STG form, 16-byte aligned rows)
-  for (long long m : {2048ll, 3001ll, 4096ll})
+  for (long long m : {1100ll, 2048ll, 3001ll, 4096ll})
     for (long long nb : {517ll, 518ll})
       for (long long pad : {0ll, 6ll}) {
         if ((quick && m != 2048) || (nb == 517 && pad)) continue;
@@ -363,6 +363,22 @@ static void stream_thresholds()
   }
 }
 
+// The fused interleaved plans (tp_fuse_plan) start above one tile of 1024 rows in both precisions (default plans only)
+static void fuse_threshold()
+{
+  for (const char *knob : {"SG_TRI_FUSE_MIN", "SG_TRI_FUSE_SPB"})
+    if (getenv(knob)) {
+      printf("skip the fused plans' threshold (%s is set: not the default plans)\n", knob);
+      return;
+    }
+  for (long long m : {1000ll, 1024ll, 1025ll, 1500ll, 2048ll}) {
+    tp_plan   pd, pf;
+    const bool d = tp_fuse_plan<double>(m, 16384, pd), f = tp_fuse_plan<float>(m, 16384, pf), want = m > 1024;
+    CHECK(d == want && f == want, "fused plan at interleaved m = %lld: fp64 %d fp32 %d, expected %d", m, (int)d, (int)f, (int)want);
+    printf("%s fused interleaved plan at m = %lld: %s\n", d == want && f == want ? "ok  " : "FAIL", m, d ? "yes" : "no");
+  }
+}
+
 // tp_ilv_regroup (the H200's streamed interleaved plans, tp_stream_ilv_kernel): up to 128-byte rows of systems
 // within 512 threads; fp64 m = 251 (teams of 32) is regrouped by the GPU sweep above (nb = 100: a partial last group)
 static void ilv_regroup()
@@ -404,6 +420,7 @@ static void stream_occupancy()
 static void misc()
 {
   ilv_regroup();
+  fuse_threshold();
   stream_occupancy();
   order_independence();
   stream_thresholds();
