@@ -222,8 +222,18 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
   const int       spb0   = layout == SG_TRI_INTERLEAVED ? (nbp < w32 ? nbp : w32) : 1;
   const int       spb1   = layout == SG_TRI_INTERLEAVED ? (nbp < w16 ? nbp : w16) : 1;
   const long long chunks = (m + Q - 1) / Q;
+  // Single tiles of more than 32 chunks take teams of a multiple of 32 chunks (a tile of a multiple of 256 rows double, 512
+  // float), not the next power of two (m = 600 double: 96 chunks, 768 rows, in place of 128 and 1024; the PCR of the
+  // interface system takes any team size). SG_TRI_TEAM_POW2=1: the next power of two (A/B). H200, same lease, two rounds,
+  // ms per 2^24 unknowns (bench/tri/README.md, fifteenth session), power of two -> multiple of 32: fp64 contiguous m = 600 /
+  // 700 / 1500 / 2500 / 3000 / 3500 0.2290-0.2291 / 0.2032-0.2035 / 0.2035-0.2036 / 0.2568-0.2575 / 0.2255-0.2261 /
+  // 0.2053-0.2054 -> 0.1943-0.1944 / 0.1782 / 0.1812-0.1825 / 0.2211-0.2217 / 0.2034-0.2040 / 0.1997-0.2003; fp64
+  // interleaved m = 600 / 700 0.3508-0.3512 / 0.4013-0.4015 -> 0.2828-0.2839 / 0.3699-0.3707; float contiguous m = 1500 /
+  // 2500 / 3000 0.1073-0.1077 / 0.1238-0.1239 / 0.1092-0.1093 -> 0.0974 / 0.0920-0.0923 / 0.1024-0.1041; the shapes whose
+  // team does not change within 1 %
+  static const bool pow2 = [] { const char *e = getenv("SG_TRI_TEAM_POW2"); return e && e[0] == '1'; }();
   if (chunks * spb1 <= TP_BLOCK_MAX) {  // one tile per system
-    p.team   = sg_next_pow2(chunks);
+    p.team   = pow2 || chunks <= 32 ? sg_next_pow2(chunks) : (int)((chunks + 31) / 32 * 32);
     // contiguous: one warp (teams of < 32 chunks) or one team per block; interleaved: TP_BLOCK
     // threads, TP_BLOCK_MAX from 512 rows so that a block's rows are longer runs of consecutive
     // systems (measured on an H100, fp64 m = 512: 67 % of copy with 8 systems per block, i.e.
@@ -231,8 +241,9 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
     // (on the H200 the sweep of this block, 128 / 256 / 512 threads, found only fp64 m = 256 faster with 512, on the
     // streaming kernel: tp_ilv_regroup there; bench/tri/README.md, ninth session)
     const int blk = layout == SG_TRI_INTERLEAVED ? ((long long)p.team * Q >= 512 ? TP_BLOCK_MAX : TP_BLOCK) : TP_BLOCK_CONTIG;
-    const int fill = blk / p.team > 1 ? (blk / p.team < nbp ? blk / p.team : nbp) : 1;
-    const int cap  = TP_BLOCK_MAX / p.team, lo = spb0 < cap ? spb0 : cap;  // >= spb1 systems (above)
+    // (powers of two: systems per block in whole sectors)
+    const int fill = blk / p.team > 1 ? (sg_prev_pow2(blk / p.team) < nbp ? sg_prev_pow2(blk / p.team) : nbp) : 1;
+    const int cap  = sg_prev_pow2(TP_BLOCK_MAX / p.team), lo = spb0 < cap ? spb0 : cap;  // >= spb1 systems (above)
     p.spb    = fill > lo ? fill : lo;
     p.ntiles = 1;
   } else {  // tiles of TP_BLOCK threads, smaller (>= 32 chunks) when that leaves too few blocks
@@ -276,7 +287,7 @@ template <class T> void tp_ilv_regroup(tp_plan &p, long long nbatch)
 {
   const long long nbp = sg_next_pow2(nbatch < (1 << 20) ? nbatch : (1 << 20));
   long long       spb = 128 / (long long)sizeof(T);
-  if (spb > TP_BLOCK_MAX / p.team) spb = TP_BLOCK_MAX / p.team;
+  if (spb > TP_BLOCK_MAX / p.team) spb = sg_prev_pow2(TP_BLOCK_MAX / p.team);
   if (spb > nbp) spb = nbp;
   if (p.ntiles != 1 || spb <= p.spb) return;
   p.spb    = (int)spb;

@@ -43,6 +43,13 @@ inline int sg_next_pow2(long long m)
   return n;
 }
 
+inline int sg_prev_pow2(long long m)  // the largest power of two <= m (1 for m < 2)
+{
+  int n = 1;
+  while (2LL * n <= m) n *= 2;
+  return n;
+}
+
 template <class T> SG_HD bool tri_finite(T v) { return v - v == (T)0; }  // false for Inf and NaN
 
 // 1/b for the equation (a, b, c) of row `row`, flagging a breakdown (sg_bad_pivot).

@@ -50,9 +50,9 @@ template <class T> static void sweep(bool quick)
   // >= 64 chunks, 128-byte rows, 16-byte aligned stride): packed, padded by 16 (aligned) and
   // by 1 (not aligned: the other kernel), and in place.
   // m = 100 / 300 / 1000: rows that are not whole 128-byte lines (300 / 1000: the map holds the whole lines, the kernel
-  // reads the rest; 100: teams of < 32 chunks, tp_solve_kernel)
+  // reads the rest; 100: teams of < 32 chunks, tp_solve_kernel); 700 / 2500: teams of a multiple of 32 chunks, not a power of two
   if (!quick)
-    for (long long m : {100ll, 300ll, 512ll, 1000ll, 1024ll, 4096ll})
+    for (long long m : {100ll, 300ll, 512ll, 700ll, 1000ll, 1024ll, 2500ll, 4096ll})
       for (long long nb : {3ll, 61ll})
         for (long long pad : {0ll, 16ll, 1ll}) {
           Batch<T> B = make_batch<T>(SG_TRI_CONTIGUOUS, m, nb, m + pad, 0, seed++);
@@ -66,8 +66,9 @@ template <class T> static void sweep(bool quick)
   // of 16-byte rows (m = 2048 double, 4096 float): partial last groups (nb = 3, 61), ld > nbatch
   // aligned (+2: 16-byte pieces) and not (+1: 8-byte pieces), and in place (--quick: a subset,
   // so that the sanitizer runs cover the kernel). An odd ld (nb = 3, 61 unpadded or + 2) in double: the 16-byte copies from
-  // the boundary below each row (ODD, tiles of >= 512 rows); m = 400 / 1000: tiles of 512 / 1024 rows, partly filled.
-  for (long long m : {400ll, 512ll, 1000ll, 1024ll, 2048ll, 4096ll})
+  // the boundary below each row (ODD, tiles of >= 512 rows); m = 400 / 1000: tiles of 512 / 1024 rows, partly filled;
+  // 700: a team of 96 chunks (768 rows, double).
+  for (long long m : {400ll, 512ll, 700ll, 1000ll, 1024ll, 2048ll, 4096ll})
     for (long long nb : {3ll, 61ll})
       for (long long pad : {0ll, 2ll, 1ll}) {
         if (quick && (m > 1024 || m == 400 || nb == 3 || (pad == 0 && m != 1000))) continue;  // (1000, 61 unpadded: ODD's last row)
