@@ -154,8 +154,8 @@ inline tp_stream_mins tp_stream_min_teams(double peak)
   return {64, 128, 64, false, 0};
 }
 
-// Interleaved batches of more than 1024 rows (1025 and more; 2048 before the fifteenth session): tiles of TP_BLOCK threads = 128 bytes of
-// consecutive systems (16 double / 32 float) x 128 rows, in place of one tile of 16-byte rows
+// Interleaved batches of more than 1024 rows (2048 and more before the fifteenth session): tiles of TP_BLOCK threads = 128
+// bytes of consecutive systems (16 double / 32 float) x 128 rows, in place of one tile of 16-byte rows
 // (m = 2048 double / 4096 float) or two passes over tiles of 32-byte rows (m = 4096 double). On
 // the GPU the REDUCE, the reduced solve and the FINISH of such a plan run as one persistent kernel
 // (tp_fused_ilv_kernel) in which each group's FINISH follows its REDUCE closely enough to find most

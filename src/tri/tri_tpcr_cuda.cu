@@ -766,10 +766,11 @@ template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_p
 // and, for TMA, the 128-byte alignment slack and the mbarrier
 template <int Q> __host__ __device__ constexpr long long tp_ilv_aw(const tp_plan &P, bool tma) { return tma ? P.tile * P.spb : tp_ilv_words<Q>(P); }
 // ODD (double, a row stride of an odd number of words, i.e. rows at 8 bytes past a 16-byte boundary every other row, in
-// place of 8-byte copies; tp_cuda_ex::stream_ilv has the measurements): 16-byte copies from the 16-byte boundary at or below each row's first system; an odd row's copy starts one
-// word early and ends one word late, so each pair of rows is [even row: spb words][1 pad][odd row: spb words][1 pad] (the
-// odd row's copies land from its leading pad to its trailing pad, 16-byte aligned). A chunk's pitch: the next odd multiple
-// of spb words at or above its Q / 2 pairs (a half-warp's chunks hit distinct banks, as the (Q + 1) * spb pitch)
+// place of 8-byte copies; tp_cuda_ex::stream_ilv has the measurements): 16-byte copies from the 16-byte boundary at or
+// below each row's first system; an odd row's copy starts one word early and ends one word late, so each pair of rows is
+// [even row: spb words][1 pad][odd row: spb words][1 pad] (the odd row's copies land from its leading pad to its trailing
+// pad, 16-byte aligned). A chunk's pitch: the next odd multiple of spb words at or above its Q / 2 pairs (a half-warp's
+// chunks hit distinct banks, as the (Q + 1) * spb pitch)
 template <int Q> __host__ __device__ constexpr long long tp_ilv_odd_pitch(int spb)
 {
   const long long base = (long long)Q * spb + Q, k = (base + spb - 1) / spb;
@@ -1388,8 +1389,9 @@ template <class T> struct tp_cuda_ex {
     // 0.2037-0.2039 / 0.1674 / 0.2036-0.2038 / 0.2267-0.2272; float m = 300 / 600 / 700 / 1000 / 1500 / 2000 / 3000
     // 0.1763-0.1765 / 0.1707-0.1712 / 0.1558-0.1559 / 0.1191-0.1193 / 0.1484-0.1490 / 0.1114-0.1117 / 0.1489-0.1494 ->
     // 0.1387-0.1392 / 0.1341-0.1346 / 0.1200-0.1201 / 0.0899-0.0901 / 0.1078-0.1082 / 0.0891-0.0894 / 0.1095-0.1101.
-    // fp64 m = 250 within 1 % (0.1843-0.1844 -> 0.1856-0.1866). The MULTI instance (teams of < 32 chunks) keeps whole lines: there it was slower (fp64 m = 72 / 100 0.2627-0.2628 /
-    // 0.2098-0.2103 -> 0.3073-0.3078 / 0.2329-0.2334: 162 registers against tp_solve_kernel's 118, 48 % more L2 sectors).
+    // fp64 m = 250 within 1 % (0.1843-0.1844 -> 0.1856-0.1866). The MULTI instance (teams of < 32 chunks) keeps whole
+    // lines: there it was slower (fp64 m = 72 / 100 0.2627-0.2628 / 0.2098-0.2103 -> 0.3073-0.3078 / 0.2329-0.2334: 162
+    // registers against tp_solve_kernel's 118, 48 % more L2 sectors).
     // SG_TRI_STREAM_TAIL=0: whole lines only (A/B).
     static const bool tail = [] { const char *e = getenv("SG_TRI_STREAM_TAIL"); return !(e && e[0] == '0'); }();
     if ((al & 15) || (tail && p.spb == 1 ? rb < 128 : rb % 128 != 0) || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
@@ -1544,8 +1546,8 @@ template <class T> struct tp_cuda_ex {
         tp_plan po = p;
         if (po.spb % 2 || tp_ilv_odd_smem_bytes<T, Q>(po) > optin) po = p0;
         if (po.spb % 2 == 0 && tp_ilv_odd_smem_bytes<T, Q>(po) <= optin) {
-          launch_persistent<tp_stream_ilv_kernel<T, Q, 16, false, 0, false, true>>(po.groups, po.team * po.spb, tp_ilv_odd_smem_bytes<T, Q>(po), ilv_what, S, po, tol,
-                                                                                   sg_dreport(ctx), M);
+          launch_persistent<tp_stream_ilv_kernel<T, Q, 16, false, 0, false, true>>(po.groups, po.team * po.spb, tp_ilv_odd_smem_bytes<T, Q>(po),
+                                                                                   ilv_what, S, po, tol, sg_dreport(ctx), M);
           return true;
         }
       }
