@@ -647,7 +647,7 @@ template <class T> size_t tp_stream_smem_bytes(long long tile, int spb, int nthr
 {
   return 1024 + (size_t)4 * tile * spb * sizeof(T) + (size_t)9 * nthr * sizeof(T) + (size_t)((nthr + 31) / 32) * tp_stage_bytes<T>() + 16;
 }
-template <class T, int Q, bool RED, bool DYN = false, bool MULTI = false>
+template <class T, int Q, bool RED, bool DYN = false, bool MULTI = false, bool TAIL = false>
 __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_BLOCK_MAX : TP_BLOCK,
                                   MULTI ? 12 : sizeof(T) == 8 ? 1 : 2) tp_stream_kernel(const tp_sys<T> S, const tp_plan P, const T tol, sg_dev_report *rep,
                                                                  const __grid_constant__ tp_maps M, const tp_out<T> O)
@@ -655,6 +655,7 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
   extern __shared__ __align__(1024) unsigned char tp_smem[];
   constexpr int   R    = 128 / (int)sizeof(T);  // rows per 128-byte tensor row
   static_assert(!(MULTI && (RED || DYN)), "MULTI is a SOLVE of single tiles");
+  static_assert(!(MULTI && TAIL), "MULTI: whole 128-byte rows");
   const int       team = P.team, spb = MULTI ? P.spb : 1, nthr = team * spb;
   const int       sl = MULTI ? (int)threadIdx.x / team : 0, j = MULTI ? (int)threadIdx.x % team : (int)threadIdx.x;
   const long long tile = P.tile, items = P.groups * P.ntiles;
@@ -700,11 +701,11 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
     tp_dev_team     tm{rep, s, S.rscale, !MULTI || s < S.nbatch};
     T               a[Q], b[Q], c[Q], r[Q];
     mbar_wait(bar, phase);
-    // a chunk lies in the map's whole 128-byte rows (R is a multiple of Q), or past them; MULTI: m is a multiple of R
-    if (tm.active && g0 < (MULTI ? te : S.m / R * R)) {
+    // a chunk lies in the map's whole 128-byte rows (R is a multiple of Q), or past them; !TAIL: m is a multiple of R
+    if (tm.active && g0 < (TAIL ? S.m / R * R : te)) {
       const long long l = sl * tile + (g0 - ts), ta = tile * spb;
       tp_ld_swz<Q>(buf, l, a); tp_ld_swz<Q>(buf + ta, l, b); tp_ld_swz<Q>(buf + 2 * ta, l, c); tp_ld_swz<Q>(buf + 3 * ta, l, r);
-    } else if (!MULTI && tm.active && g0 < te) {  // the last m % R rows (m not a multiple of R: past the map) from global memory
+    } else if (TAIL && tm.active && g0 < te) {  // the last m % R rows (m not a multiple of R: past the map) from global memory
       const long long ge = s * S.ss + g0;
 #pragma unroll
       for (int i = 0; i < Q; i++)
@@ -727,7 +728,7 @@ __global__ void __launch_bounds__(MULTI ? TP_BLOCK_CONTIG : sizeof(T) == 8 ? TP_
     }
     if (tm.active && g0 < te) tp_fix_chunk<Q>(tm, S, s, t, ts, te, g0, a, b, c, r);
     if constexpr (RED) {
-      tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? (te - g0 < Q ? (int)(te - g0) : Q) : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);  // (a tail chunk: its rows)
+      tp_team_reduce<Q>(tm, a, b, c, r, g0 < te ? (TAIL && te - g0 < Q ? (int)(te - g0) : Q) : 0, W, 1, j, team, s, t, ts, te, g0, tol, 1, O);  // (TAIL: a tail chunk's rows)
     } else {
       // MULTI: the block is one warp of 32 / team teams (warp barriers, as tp_solve_kernel's)
       tp_team_solve<Q, !DYN, !MULTI>(tm, a, b, c, r, W + sl * 9 * team, 1, j, team, ts, g0, tol, MULTI ? 0xffffffffu : 0u);  // (DYN: a level-0 FINISH, after its REDUCE)
@@ -1438,9 +1439,14 @@ template <class T> struct tp_cuda_ex {
     tp_maps      M;
     if (!smem || !stream_maps(S, p, M)) return false;
     const char *what = "launching the tpcr stream kernel";
+    // TAIL instances (rows past the map's whole 128-byte lines): their own instantiation, so that the whole-line shapes (the
+    // powers of two, one long system) keep their machine code (with the tail's code in every instance, the full run at
+    // f544fee had float one system 2^22-2^26 1.5-2.5 % below d72cf39's run: another lease, not an A/B)
+    const bool tail = S.m % (128 / (long long)sizeof(T)) != 0;
     if constexpr (!RED)
       if (O.tick) {
-        launch_persistent<tp_stream_kernel<T, Q, false, true>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+        if (tail) launch_persistent<tp_stream_kernel<T, Q, false, true, false, true>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+        else launch_persistent<tp_stream_kernel<T, Q, false, true>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
         return true;
       }
     if constexpr (!RED)
@@ -1448,7 +1454,8 @@ template <class T> struct tp_cuda_ex {
         launch_persistent<tp_stream_kernel<T, Q, false, false, true>>(p.groups, p.team * p.spb, smem, what, S, p, tol, sg_dreport(ctx), M, O);
         return true;
       }
-    launch_persistent<tp_stream_kernel<T, Q, RED>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+    if (tail) launch_persistent<tp_stream_kernel<T, Q, RED, false, false, true>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
+    else launch_persistent<tp_stream_kernel<T, Q, RED>>(p.groups * p.ntiles, p.team, smem, what, S, p, tol, sg_dreport(ctx), M, O);
     return true;
   }
   // Interleaved STREAM (tp_stream_ilv_kernel) applies to single-tile SOLVE plans of double
