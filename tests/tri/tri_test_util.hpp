@@ -89,7 +89,9 @@ template <class T> struct Batch {
   long long           m, nb, ld;
   std::vector<T>      dl, d, du, b;
   std::vector<double> xref;  // [s*m + i], LAPACK on double copies of the (T-rounded) values
-  size_t size() const { return (size_t)(lay == SG_TRI_CONTIGUOUS ? ld * nb : ld * m); }
+  // the arrays end at the last system's last row (no ld gap after it), so that a read past the element a solver needs
+  // leaves the allocation (memcheck / valgrind report it)
+  size_t size() const { return (size_t)(lay == SG_TRI_CONTIGUOUS ? ld * (nb - 1) + m : ld * (m - 1) + nb); }
   size_t idx(long long s, long long i) const { return (size_t)(lay == SG_TRI_CONTIGUOUS ? s * ld + i : i * ld + s); }
 };
 
