@@ -911,10 +911,18 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
         const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
         const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
         const long long src = sb ? sy + row * S.rs : 0;
-        tp_cp_async<PB>(buf + dst, S.dl + src, sb);
-        tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
-        tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
-        tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+        if (PB == 16 && sizeof(T) == 8 && nv == 1) {  // the batch's last system alone: an 8-byte copy (a 16-byte one of
+          // 8 source bytes still addresses the word past it: past the arrays' end on the last row of unpadded arrays)
+          tp_cp_async<8>(buf + dst, S.dl + src, 8);
+          tp_cp_async<8>(buf + aw + dst, S.d + src, 8);
+          tp_cp_async<8>(buf + 2 * aw + dst, S.du + src, 8);
+          tp_cp_async<8>(buf + 3 * aw + dst, S.b + src, 8);
+        } else {
+          tp_cp_async<PB>(buf + dst, S.dl + src, sb);
+          tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
+          tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
+          tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+        }
       }
       asm volatile("cp.async.commit_group;\n" ::: "memory");
     }
