@@ -761,6 +761,16 @@ template <int PB> __device__ __forceinline__ void tp_cp_async(void *dst, const v
     asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(smem_u32(dst)), "l"(src), "r"(srcbytes) : "memory");
   else asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2, %3;\n" ::"r"(smem_u32(dst)), "l"(src), "n"(PB), "r"(srcbytes) : "memory");
 }
+// One piece (PB bytes of consecutive systems of one row, sb of them from src, the rest zero-filled) of all four arrays, array
+// stride aw. (A 16-byte piece holding only the batch's last double goes as an 8-byte copy, tp_cp_async_piece<8>: a 16-byte
+// copy of 8 source bytes still addresses the word past them, past the arrays' end on the last row of unpadded arrays.)
+template <int PB, class T> __device__ __forceinline__ void tp_cp_async_piece(T *buf, int aw, int dst, const tp_sys<T> &S, long long src, int sb)
+{
+  tp_cp_async<PB>(buf + dst, S.dl + src, sb);
+  tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
+  tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
+  tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
+}
 template <int Q> __host__ __device__ constexpr long long tp_ilv_words(const tp_plan &P) { return (long long)P.team * (Q + 1) * P.spb; }
 // Words per array of a group in shared memory: chunk-major with a padding row per chunk for the cp.async copies,
 // dense [rows][spb systems] for the tensor boxes (TMA); and the kernel's shared memory: the 4 arrays, the team words
@@ -888,18 +898,8 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
         const long long sy = s0 - od + 2 * pc, nv = S.nbatch - sy;
         const int       dst = (row / Q) * cpo + ((row % Q) >> 1) * (2 * spb + 2) + od * spb + 2 * pc;
         const long long src = nv > 0 ? sy + row * S.rs : 0;
-        if (nv == 1) {  // the batch's last system: an 8-byte copy (a 16-byte one would reach past the arrays' end on the last row)
-          tp_cp_async<8>(buf + dst, S.dl + src, 8);
-          tp_cp_async<8>(buf + aw + dst, S.d + src, 8);
-          tp_cp_async<8>(buf + 2 * aw + dst, S.du + src, 8);
-          tp_cp_async<8>(buf + 3 * aw + dst, S.b + src, 8);
-        } else {
-          const int sb = nv <= 0 ? 0 : 16;
-          tp_cp_async<16>(buf + dst, S.dl + src, sb);
-          tp_cp_async<16>(buf + aw + dst, S.d + src, sb);
-          tp_cp_async<16>(buf + 2 * aw + dst, S.du + src, sb);
-          tp_cp_async<16>(buf + 3 * aw + dst, S.b + src, sb);
-        }
+        if (nv == 1) tp_cp_async_piece<8>(buf, aw, dst, S, src, 8);  // (the batch's last system alone)
+        else tp_cp_async_piece<16>(buf, aw, dst, S, src, nv <= 0 ? 0 : 16);
       }
       asm volatile("cp.async.commit_group;\n" ::: "memory");
     } else {
@@ -911,18 +911,8 @@ __global__ void __launch_bounds__(TP_BLOCK_MAX) tp_stream_ilv_kernel(const tp_sy
         const int       sb  = nv <= 0 ? 0 : nv >= E ? PB : (int)nv * (int)sizeof(T);
         const int       dst = (row / Q) * (Q + 1) * spb + (row % Q) * spb + pc * E;
         const long long src = sb ? sy + row * S.rs : 0;
-        if (PB == 16 && sizeof(T) == 8 && nv == 1) {  // the batch's last system alone: an 8-byte copy (a 16-byte one of
-          // 8 source bytes still addresses the word past it: past the arrays' end on the last row of unpadded arrays)
-          tp_cp_async<8>(buf + dst, S.dl + src, 8);
-          tp_cp_async<8>(buf + aw + dst, S.d + src, 8);
-          tp_cp_async<8>(buf + 2 * aw + dst, S.du + src, 8);
-          tp_cp_async<8>(buf + 3 * aw + dst, S.b + src, 8);
-        } else {
-          tp_cp_async<PB>(buf + dst, S.dl + src, sb);
-          tp_cp_async<PB>(buf + aw + dst, S.d + src, sb);
-          tp_cp_async<PB>(buf + 2 * aw + dst, S.du + src, sb);
-          tp_cp_async<PB>(buf + 3 * aw + dst, S.b + src, sb);
-        }
+        if (PB == 16 && sizeof(T) == 8 && nv == 1) tp_cp_async_piece<8>(buf, aw, dst, S, src, 8);  // (the batch's last system alone)
+        else tp_cp_async_piece<PB>(buf, aw, dst, S, src, sb);
       }
       asm volatile("cp.async.commit_group;\n" ::: "memory");
     }
@@ -1521,8 +1511,9 @@ template <class T> struct tp_cuda_ex {
     const bool        wide   = widex >= 0 ? widex == 1 : fast;
     static const bool xorx   = [] { const char *e = getenv("SG_TRI_ILV_XOR"); return !(e && e[0] == '0'); }();  // (tp_stream_ilv_kernel's XOR; 0: A/B)
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
-    const uintptr_t   al     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                         reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));
+    const uintptr_t   ap     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
+                         reinterpret_cast<uintptr_t>(S.b);  // (the arrays' alignment; al: and the row stride's)
+    const uintptr_t   al     = ap | (uintptr_t)(S.rs * (long long)sizeof(T));
     tp_plan           p      = p0;
     if (rgx >= 0 ? rgx == 1 : fast) tp_ilv_regroup<T>(p, S.nbatch);
     tp_maps    M{};
@@ -1555,8 +1546,6 @@ template <class T> struct tp_cuda_ex {
       // 700 / 1000 0.3184-0.3186 / 0.4176-0.4203 / 0.3947-0.3987 -> 0.3124-0.3127 / 0.4040-0.4064 / 0.3482-0.3490; m = 300 /
       // 450 / 600 within 1 %; m = 100 (tiles of 128 rows) 0.1877-0.1883 -> 0.1892-0.1916, so smaller tiles keep the 8-byte copies
       static const bool odd_on = [] { const char *e = getenv("SG_TRI_ILV_ODD"); return !(e && e[0] == '0'); }();
-      const uintptr_t   ap     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
-                           reinterpret_cast<uintptr_t>(S.b);
       if (odd_on && (ap & 15) == 0 && (S.rs & 1) && p0.tile >= 512) {
         tp_plan po = p;
         if (po.spb % 2 || tp_ilv_odd_smem_bytes<T, Q>(po) > optin) po = p0;
