@@ -16,6 +16,7 @@
 #include "tri/trsv_hybrid_jobs.hpp"  // the cluster + helpers kernel's job tables (host only)
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 static const sg_uplo  kUplo[]  = {SG_LOWER, SG_UPPER};
 static const sg_trans kTrans[] = {SG_NOTRANS, SG_TRANS};
@@ -407,9 +408,9 @@ template <class T> struct BatchT {
 };
 
 template <class T>
-static BatchT<T> make_tb(sg_uplo u, sg_trans t, sg_diag d, long long nb, int nmax, int nrhs, bool var, std::mt19937_64 &rng)
+static BatchT<T> make_tb(sg_uplo u, sg_trans t, sg_diag d, long long nb, int nmax, int nrhs, bool var, std::mt19937_64 &rng, int lda_u = 0)
 {
-  BatchT<T> S{u, t, d, nmax, nrhs, nmax + 1, nmax + 2, var, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  BatchT<T> S{u, t, d, nmax, nrhs, lda_u > 0 ? lda_u : nmax + 1, nmax + 2, var, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (long long s = 0; s < nb; s++) {
     const int n = var ? (s % 5 == 2 ? 0 : (int)(rng() % (unsigned)(nmax + 1))) : nmax;
@@ -524,15 +525,32 @@ template <class T> static void batch_sweep(bool quick)
           }
           for (int nmax : nvar) run_tb(make_tb<T>(u, t, d, 23, nmax, nrhs, true, rng), "variable (incl. n=0)");
         }
+  // lda = n (lda = 12 at n = 8), the systems back to back, their base 16-byte aligned or shifted by
+  // one element: the bench's layout (lda = n), and the shapes a vector-load kernel would special-case
+  // (the 2026-11-28 experiments: bench/trsv/README.md); the other triangle is NaN here, as everywhere
+  // in these tests, so a kernel that used it would fail.
+  for (sg_uplo u : kUplo)
+    for (sg_trans t : kTrans)
+      for (sg_diag d : kDiag)
+        for (int n : {4, 8, 12, 16})
+          for (int shift : {0, 1}) {
+            BatchT<T> S = make_tb<T>(u, t, d, quick ? 9 : 37, n, 1, false, rng, n == 8 ? 12 : n);
+            if (shift) {
+              S.A.insert(S.A.begin(), (T)NAN);
+              for (size_t &o : S.aoff) o++;
+            }
+            run_tb(S, shift ? "lda = n (+4 at 8), base + 1" : "lda = n (+4 at 8)");
+          }
   // one bad system among good ones: zero diagonal in systems 5 (row 11) and 7 (row 2); n = 12:
   // systems 4 and 5 (6 and 7) share a warp on the GPU, 4 and 6 must still be solved; nrhs = 1:
   // the GPU's registers kernel (n = 12), streamed warp kernel (37) and ring kernel (100: the
   // diagonal a chunk ahead for op = N and fp32 op = T), nrhs = 2 the staged ones
+  // (n = 12 once more with lda = n; lda 0: n + 1)
   for (int nrhs : {2, 1})
-  for (int n : {12, 37, 100})
+  for (const std::pair<int, int> nl : {std::pair<int, int>{12, 0}, {37, 0}, {100, 0}, {12, 12}})
     for (sg_uplo u : kUplo)
       for (sg_trans t : kTrans) {
-        BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, n, nrhs, false, rng);
+        BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, nl.first, nrhs, false, rng, nl.second);
         S.A[S.aoff[5] + 11 + 11 * (size_t)S.lda] = 0;
         S.A[S.aoff[7] + 2 + 2 * (size_t)S.lda]   = 0;
         run_tb(S, "zero diag in systems 5, 7", SG_ERR_ZERO_PIVOT, 5, 11, {5, 7});
@@ -540,8 +558,9 @@ template <class T> static void batch_sweep(bool quick)
   // Inf diagonal (system 4) before a NaN diagonal (system 6): NONFINITE naming system 4
   // (GPU, one column: n = 20 the streamed kernel, 12 the registers kernel, 100 the ring kernel
   // with the diagonal a chunk ahead)
-  for (int n : {20, 12, 100}) {
-    BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, n, 1, false, rng);
+  // (and n = 12 with lda = n)
+  for (const std::pair<int, int> nl : {std::pair<int, int>{20, 0}, {12, 0}, {100, 0}, {12, 12}}) {
+    BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, nl.first, 1, false, rng, nl.second);
     S.A[S.aoff[4] + 3 + 3 * (size_t)S.lda] = (T)INFINITY;
     S.A[S.aoff[6] + 1 + 1 * (size_t)S.lda] = (T)NAN;
     run_tb(S, "Inf diag sys 4, NaN diag sys 6", SG_ERR_NONFINITE, 4, 3, {4, 6});
