@@ -518,25 +518,77 @@ template <class T> __device__ __forceinline__ int sys_order(const BatchArgs<T> &
 // fp64 73.4 / 65.2 -> 63.9 / 53.0 (32 lines per lane in registers: fewer warps per SM). A cap
 // of 32 registers for fp32 (64 warps per SM instead of 48, 36 bytes spilled): 48.4 / 48.7.
 constexpr int RWPC = 4;  // warps per CTA
-template <class T, int G, bool TR>
-__global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchArgs<T> a)
+// PC (float, a uniform order of 16; SG_TRSV_BATCH_PC=0 turns it off): the lines are loaded in pairs
+// of columns 2c, 2c + 1 of ONE system per instruction (lanes of segment h: column 2c + h, row l),
+// first of the warp's first system, then of its second, so that an instruction covers a whole
+// 128-byte line of a system stored with lda = 16 (two 64-byte float columns) instead of half lines of
+// two systems, and each lane trades the other half with the partner lane (one shuffle per pair). The
+// uniform order also drops the per-system argument loads and checks, the order tests of every load
+// (one triangle test each; 32-bit offsets) and the steps' guard: 456 instructions against 688.
+// Measured on the H200 (470589 systems, same lease, us): LN 163.1-163.4 -> 139.2-139.3, UN 163.2-163.4
+// -> 139.2-139.4, LT / UT 183.0-183.2 -> 152.0-152.1 (ncu, LN: 79.8 M instructions against 130.8 M,
+// DRAM 85.6 % of its peak against 68.3 %, the same 519.6 MB). The kernel had been issue-bound: the
+// same line-wide loads with the general per-load tests (138.8 M instructions) were slower (188-191),
+// as were four other load forms (bench/trsv/README.md, 2026-11-28).
+// PC = 2: the same, each lane's pivot M(l, l) loaded once more on its own (an L1 hit: its line is in
+// flight) instead of picked out of the row by 16 compares and selects.
+template <class T, int G, bool TR, int PC = 0>
+__global__ void __launch_bounds__(32 * RWPC, PC ? 10 : 0) trsv_batch_regs_kernel(const BatchArgs<T> a)  // (PC: the bound it was measured with; 40 registers)
 {
   constexpr int   NL = G, SPW = 32 / G;  // lines (steps) at most, systems per warp
   const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
   const long long sys = ((long long)blockIdx.x * RWPC + (threadIdx.x >> 5)) * SPW + seg;
   if (((long long)blockIdx.x * RWPC + (threadIdx.x >> 5)) * SPW >= a.nbatch) return;  // warp-uniform
-  SysMeta<T> C = sys_meta(a, sys);
-  if (sys_bad(a, C) && l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, C.n, 0.0);
-  const int n     = sys_order(a, C);                                  // this segment's order (0: nothing to solve)
-  const int nloop = (int)__reduce_max_sync(FULL, (unsigned)n);        // steps of the warp
+  SysMeta<T> C;
+  if constexpr (PC) {  // (uniform: the order and leading dimensions were checked for the whole batch)
+    const bool in = sys < a.nbatch;
+    C             = SysMeta<T>{in ? a.A[sys] : nullptr, in ? a.X[sys] : nullptr, in ? G : 0, a.lda, a.ldx};
+  } else {
+    C = sys_meta(a, sys);
+    if (sys_bad(a, C) && l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, C.n, 0.0);
+  }
+  const int n     = PC ? C.n : sys_order(a, C);                       // this segment's order (0: nothing to solve)
+  const int nloop = PC ? G : (int)__reduce_max_sync(FULL, (unsigned)n);  // steps of the warp (PC: the warp's first system is in the batch)
   if (nloop == 0) return;                                             // warp-uniform
   const bool rev = a.rev;
   const long long oe = rev ? n - 1 - l : l;  // this lane's row in A's numbering
   T lv[NL], y[1], d[1], inv[1];
+  [[maybe_unused]] T dpiv = T(1);  // (PC = 2)
+  if constexpr (PC) {
+    // (the launch's condition: a uniform order of 16, so a segment's order is 16, or 0 past the batch;
+    // the addresses step by a column pair, the only test per load is the triangle's)
+    static_assert(G == 16, "pairs of columns across the two segments");
+    const T  *Ap = (const T *)__shfl_xor_sync(FULL, (unsigned long long)C.A, 16);  // the partner segment's system
+    const int np = __shfl_xor_sync(FULL, n, 16);
+    const int ld = a.lda, st = rev ? -2 * ld : 2 * ld;                  // column pair to column pair (32 bits: 16 lda < 2^31, the launch's condition)
+    const int o0 = (rev ? 15 - l : l) + (rev ? 15 - seg : seg) * ld;   // row oe, the column of q = seg
+    const T  *p0 = seg ? Ap : C.A, *p1 = seg ? C.A : Ap;                // instruction t: the warp's system t
+    const bool in0 = (seg ? np : n) == G, in1 = (seg ? n : np) == G;
+    const int  lu  = TR ? l + (a.unit ? 1 : 0) : l - (a.unit ? 1 : 0);  // the triangle: q >= lu (op = T) / q <= lu (op = N)
+    T          own[NL / 2], oth[NL / 2];
 #pragma unroll
-  for (int q = 0; q < NL; q++) {  // M(e, q) / M(q, e) = A(oe, oq) for both ops: column oq of A, row oe
-    const long long oq = rev ? n - 1 - q : q;
-    lv[q]              = q < n && l < n && (TR ? l <= q : l >= q) && !(a.unit && l == q) ? __ldg(C.A + oe + oq * C.lda) : T(0);
+    for (int c = 0; c < NL / 2; c++) {
+      const int  q  = 2 * c + seg;
+      const bool tr = TR ? q >= lu : q <= lu;
+      const T    v0 = in0 && tr ? __ldg(p0 + (o0 + c * st)) : T(0);
+      const T    v1 = in1 && tr ? __ldg(p1 + (o0 + c * st)) : T(0);
+      own[c]        = seg ? v1 : v0;  // (row l, column q of this segment's system)
+      oth[c]        = seg ? v0 : v1;  // (row l, column q of the partner's: the one the partner lane lacks)
+    }
+    if constexpr (PC == 2)
+      if (!a.unit && n == G) dpiv = __ldg(C.A + (oe + oe * (long long)ld));
+#pragma unroll
+    for (int c = 0; c < NL / 2; c++) {
+      const T r     = __shfl_xor_sync(FULL, oth[c], 16);  // column 2c + 1 - seg of this segment's system
+      lv[2 * c]     = seg ? r : own[c];
+      lv[2 * c + 1] = seg ? own[c] : r;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < NL; q++) {  // M(e, q) / M(q, e) = A(oe, oq) for both ops: column oq of A, row oe
+      const long long oq = rev ? n - 1 - q : q;
+      lv[q]              = q < n && l < n && (TR ? l <= q : l >= q) && !(a.unit && l == q) ? __ldg(C.A + oe + oq * C.lda) : T(0);
+    }
   }
   y[0] = l < n ? C.X[oe] : T(0);
   // op = T: lane l holds column l of M; transposed through shared memory (one padded G x G tile
@@ -555,13 +607,17 @@ __global__ void __launch_bounds__(32 * RWPC) trsv_batch_regs_kernel(const BatchA
     for (int q = 0; q < NL; q++) lv[q] = t[l][q];
   }
   d[0] = T(1);
+  if constexpr (PC == 2) {
+    if (!a.unit && l < n) d[0] = dpiv;
+  } else {
 #pragma unroll
-  for (int q = 0; q < NL; q++)
-    if (q == l && !a.unit) d[0] = lv[q];
+    for (int q = 0; q < NL; q++)
+      if (q == l && !a.unit) d[0] = lv[q];
+  }
   const bool bad = diag_inverse<T, G, 1>(a, sys, n, l, seg, d, inv);
 #pragma unroll
   for (int q = 0; q < NL; q++) {
-    if (q >= nloop) break;  // warp-uniform
+    if (!PC && q >= nloop) break;  // warp-uniform (PC: nloop = 16)
     const T m[1] = {lv[q]};
     subst_step<T, G, 1, false>(y, inv, m, 0, q, l);  // (op = T transposed above)
   }
@@ -832,7 +888,12 @@ template <class T, int G> sg_status launch_regs(sg_ctx *ctx, const sg_trsv_batch
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   constexpr int  SPC  = RWPC * (32 / G);  // systems per CTA
   const unsigned grid = (unsigned)((B->nbatch + SPC - 1) / SPC);
-  if (B->trans == SG_TRANS) trsv_batch_regs_kernel<T, G, true><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+  static const int pc = env_int("SG_TRSV_BATCH_PC", 1, 0, 2);  // float: pairs of columns (trsv_batch_regs_kernel PC)
+  if (sizeof(T) == 4 && pc && !B->nv && B->n == 16 && B->lda < (1 << 26)) {
+    constexpr int P1 = sizeof(T) == 4 ? 1 : 0, P2 = sizeof(T) == 4 ? 2 : 0;  // (double: never)
+    if (B->trans == SG_TRANS) (pc == 2 ? trsv_batch_regs_kernel<T, G, true, P2> : trsv_batch_regs_kernel<T, G, true, P1>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+    else (pc == 2 ? trsv_batch_regs_kernel<T, G, false, P2> : trsv_batch_regs_kernel<T, G, false, P1>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+  } else if (B->trans == SG_TRANS) trsv_batch_regs_kernel<T, G, true><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
   else trsv_batch_regs_kernel<T, G, false><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }

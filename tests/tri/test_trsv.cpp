@@ -545,9 +545,9 @@ template <class T> static void batch_sweep(bool quick)
   // systems 4 and 5 (6 and 7) share a warp on the GPU, 4 and 6 must still be solved; nrhs = 1:
   // the GPU's registers kernel (n = 12), streamed warp kernel (37) and ring kernel (100: the
   // diagonal a chunk ahead for op = N and fp32 op = T), nrhs = 2 the staged ones
-  // (n = 12 once more with lda = n; lda 0: n + 1)
+  // (n = 12 once more with lda = n; lda 0: n + 1; n = 16: float's uniform-16 loads on the GPU)
   for (int nrhs : {2, 1})
-  for (const std::pair<int, int> nl : {std::pair<int, int>{12, 0}, {37, 0}, {100, 0}, {12, 12}})
+  for (const std::pair<int, int> nl : {std::pair<int, int>{12, 0}, {37, 0}, {100, 0}, {12, 12}, {16, 0}, {16, 16}})
     for (sg_uplo u : kUplo)
       for (sg_trans t : kTrans) {
         BatchT<T> S = make_tb<T>(u, t, SG_NONUNIT, 9, nl.first, nrhs, false, rng, nl.second);
@@ -558,8 +558,8 @@ template <class T> static void batch_sweep(bool quick)
   // Inf diagonal (system 4) before a NaN diagonal (system 6): NONFINITE naming system 4
   // (GPU, one column: n = 20 the streamed kernel, 12 the registers kernel, 100 the ring kernel
   // with the diagonal a chunk ahead)
-  // (and n = 12 with lda = n)
-  for (const std::pair<int, int> nl : {std::pair<int, int>{20, 0}, {12, 0}, {100, 0}, {12, 12}}) {
+  // (and n = 12 with lda = n, n = 16 as above)
+  for (const std::pair<int, int> nl : {std::pair<int, int>{20, 0}, {12, 0}, {100, 0}, {12, 12}, {16, 0}, {16, 16}}) {
     BatchT<T> S = make_tb<T>(SG_LOWER, SG_NOTRANS, SG_NONUNIT, 8, nl.first, 1, false, rng, nl.second);
     S.A[S.aoff[4] + 3 + 3 * (size_t)S.lda] = (T)INFINITY;
     S.A[S.aoff[6] + 1 + 1 * (size_t)S.lda] = (T)NAN;
