@@ -4,7 +4,8 @@
 //
 // Five kernels, chosen by the bound B->n (the largest order of the batch) and nrhs:
 //  - one right-hand side: for n <= 16 two systems per warp, each wholly loaded into registers
-//    before its steps (trsv_batch_regs_kernel); a warp per system with the matrix streamed into
+//    before its steps (trsv_batch_regs_kernel; float with a uniform order of 16 in whole 128-byte
+//    lines, its PC instances); a warp per system with the matrix streamed into
 //    registers (trsv_batch_stream_kernel: 17 <= n <= 64, and fp32 op = N 129..256); or persistent
 //    warps with the matrix streamed through a per-lane cp.async ring in shared memory
 //    (trsv_batch_ring_kernel: the rest up to n = 512); the substitution in registers;
