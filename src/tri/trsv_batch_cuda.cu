@@ -534,7 +534,7 @@ constexpr int RWPC = 4;  // warps per CTA
 // PC = 2: the same, each lane's pivot M(l, l) loaded once more on its own (an L1 hit: its line is in
 // flight) instead of picked out of the row by 16 compares and selects.
 template <class T, int G, bool TR, int PC = 0>
-__global__ void __launch_bounds__(32 * RWPC, PC ? 10 : 0) trsv_batch_regs_kernel(const BatchArgs<T> a)  // (PC: the bound it was measured with; 40 registers)
+__global__ void __launch_bounds__(32 * RWPC, PC == 3 ? 16 : PC ? 10 : 0) trsv_batch_regs_kernel(const BatchArgs<T> a)  // (PC 1 / 2: 40 registers; 3: PC 2 at 32 registers, 4 bytes spilled, every warp slot)
 {
   constexpr int   NL = G, SPW = 32 / G;  // lines (steps) at most, systems per warp
   const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
@@ -576,7 +576,7 @@ __global__ void __launch_bounds__(32 * RWPC, PC ? 10 : 0) trsv_batch_regs_kernel
       own[c]        = seg ? v1 : v0;  // (row l, column q of this segment's system)
       oth[c]        = seg ? v0 : v1;  // (row l, column q of the partner's: the one the partner lane lacks)
     }
-    if constexpr (PC == 2)
+    if constexpr (PC >= 2)
       if (!a.unit && n == G) dpiv = __ldg(C.A + (oe + oe * (long long)ld));
 #pragma unroll
     for (int c = 0; c < NL / 2; c++) {
@@ -608,7 +608,7 @@ __global__ void __launch_bounds__(32 * RWPC, PC ? 10 : 0) trsv_batch_regs_kernel
     for (int q = 0; q < NL; q++) lv[q] = t[l][q];
   }
   d[0] = T(1);
-  if constexpr (PC == 2) {
+  if constexpr (PC >= 2) {
     if (!a.unit && l < n) d[0] = dpiv;
   } else {
 #pragma unroll
@@ -889,11 +889,12 @@ template <class T, int G> sg_status launch_regs(sg_ctx *ctx, const sg_trsv_batch
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   constexpr int  SPC  = RWPC * (32 / G);  // systems per CTA
   const unsigned grid = (unsigned)((B->nbatch + SPC - 1) / SPC);
-  static const int pc = env_int("SG_TRSV_BATCH_PC", 2, 0, 2);  // float: pairs of columns (trsv_batch_regs_kernel PC; 2: the pivot loaded on its own, measured 0.3-0.6 % faster)
+  static const int pc = env_int("SG_TRSV_BATCH_PC", 2, 0, 3);  // float: pairs of columns (trsv_batch_regs_kernel PC; 2: the pivot loaded on its own, measured 0.3-0.6 % faster)
   if (sizeof(T) == 4 && pc && !B->nv && B->n == 16 && B->lda < (1 << 26)) {
-    constexpr int P1 = sizeof(T) == 4 ? 1 : 0, P2 = sizeof(T) == 4 ? 2 : 0;  // (double: never)
-    if (B->trans == SG_TRANS) (pc == 2 ? trsv_batch_regs_kernel<T, G, true, P2> : trsv_batch_regs_kernel<T, G, true, P1>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
-    else (pc == 2 ? trsv_batch_regs_kernel<T, G, false, P2> : trsv_batch_regs_kernel<T, G, false, P1>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+    constexpr int P1 = sizeof(T) == 4 ? 1 : 0, P2 = sizeof(T) == 4 ? 2 : 0, P3 = sizeof(T) == 4 ? 3 : 0;  // (double: never)
+    if (B->trans == SG_TRANS)
+      (pc == 3 ? trsv_batch_regs_kernel<T, G, true, P3> : pc == 2 ? trsv_batch_regs_kernel<T, G, true, P2> : trsv_batch_regs_kernel<T, G, true, P1>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+    else (pc == 3 ? trsv_batch_regs_kernel<T, G, false, P3> : pc == 2 ? trsv_batch_regs_kernel<T, G, false, P2> : trsv_batch_regs_kernel<T, G, false, P1>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
   } else if (B->trans == SG_TRANS) trsv_batch_regs_kernel<T, G, true><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
   else trsv_batch_regs_kernel<T, G, false><<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
