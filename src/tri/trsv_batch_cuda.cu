@@ -532,7 +532,8 @@ constexpr int RWPC = 4;  // warps per CTA
 // same line-wide loads with the general per-load tests (138.8 M instructions) were slower (188-191),
 // as were four other load forms (bench/trsv/README.md, 2026-11-28).
 // PC = 2: the same, each lane's pivot M(l, l) loaded once more on its own (an L1 hit: its line is in
-// flight) instead of picked out of the row by 16 compares and selects.
+// flight) instead of picked out of the row by 16 compares and selects; PC = 3: PC 2 bounded to 32
+// registers (4 bytes spilled), every warp slot of the SM. Default: 2 for op = N, 3 for op = T (launch_regs).
 template <class T, int G, bool TR, int PC = 0>
 __global__ void __launch_bounds__(32 * RWPC, PC == 3 ? 16 : PC ? 10 : 0) trsv_batch_regs_kernel(const BatchArgs<T> a)  // (PC 1 / 2: 40 registers; 3: PC 2 at 32 registers, 4 bytes spilled, every warp slot)
 {
@@ -889,7 +890,12 @@ template <class T, int G> sg_status launch_regs(sg_ctx *ctx, const sg_trsv_batch
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   constexpr int  SPC  = RWPC * (32 / G);  // systems per CTA
   const unsigned grid = (unsigned)((B->nbatch + SPC - 1) / SPC);
-  static const int pc = env_int("SG_TRSV_BATCH_PC", 2, 0, 3);  // float: pairs of columns (trsv_batch_regs_kernel PC; 2: the pivot loaded on its own, measured 0.3-0.6 % faster)
+  // float: pairs of columns (trsv_batch_regs_kernel PC). Automatic (-1): op = N the PC 2 form (40 registers), op = T
+  // PC 3 (32): H200, same lease, us: LN / UN 138.4-138.7 / 138.5-138.9 against 143.2-143.3 / 143.3-143.5 with PC 3,
+  // LT / UT 141.5-143.5 with PC 3 against 150.3-150.8 (op = T's tile transposition hides behind more warps); PC 2
+  // against 1 (the pivot loaded on its own): 0.3-0.6 % faster in all four
+  static const int pc_env = env_int("SG_TRSV_BATCH_PC", -1, -1, 3);
+  const int        pc     = pc_env >= 0 ? pc_env : B->trans == SG_TRANS ? 3 : 2;
   if (sizeof(T) == 4 && pc && !B->nv && B->n == 16 && B->lda < (1 << 26)) {
     constexpr int P1 = sizeof(T) == 4 ? 1 : 0, P2 = sizeof(T) == 4 ? 2 : 0, P3 = sizeof(T) == 4 ? 3 : 0;  // (double: never)
     if (B->trans == SG_TRANS)
