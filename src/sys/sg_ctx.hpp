@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdarg>
+#include <cstdlib>
 
 #if defined(__CUDACC__)
 #define SG_HD __host__ __device__ __forceinline__
@@ -63,6 +64,13 @@ SG_HD bool sg_bad_pivot(T a, T b, T c, T tol)
 // H100 SXM 3.35e6, H200 4.81e6): true for the H200's class. Fitted on those two devices only (the trsv
 // job order, hy_choose_order; the tridiagonal streaming, tp_stream_min_teams).
 inline bool sg_hbm_fast(double peak) { return peak > 3.8e6; }
+// An on / off switch from the environment (host side, experiments and A/B runs): def when unset, else off
+// for a value starting with '0' and on for any other
+inline bool sg_env_flag(const char *name, bool def)
+{
+  const char *e = std::getenv(name);
+  return e ? e[0] != '0' : def;
+}
 template <class T> SG_HD T sg_default_pivtol() { return sizeof(T) == 8 ? (T)2.220446049250313e-14 : (T)1.1920929e-5; }
 
 #if defined(SG_HAVE_CUDA)

@@ -187,7 +187,7 @@ extern "C" sg_status sg_getrs_cuda(sg_ctx *ctx, sg_precision prec, sg_trans tran
 sg_status sg_getrs_plan_run_cuda(sg_ctx *ctx, sg_getrs_plan plan, sg_trans trans, long long nrhs, const void *B, long long ldb, void *X, long long ldx,
                                  sg_report *rep)
 {
-  static const bool one_sync = [] { const char *e = getenv("SG_GETRS_ONESYNC"); return !(e && e[0] == '0'); }();
+  static const bool one_sync = sg_env_flag("SG_GETRS_ONESYNC", true);
   const bool        defer    = one_sync && !ctx->deferred;  // (a deferred context is checked by its owner)
   sg_status         st;
   if (defer) {  // a clean record (a failed solve before may have left one), then no per-kernel checks

@@ -231,7 +231,7 @@ template <class T> tp_plan tp_make_plan(int layout, long long m, long long nbatc
   // interleaved m = 600 / 700 0.3508-0.3512 / 0.4013-0.4015 -> 0.2828-0.2839 / 0.3699-0.3707; float contiguous m = 1500 /
   // 2500 / 3000 0.1073-0.1077 / 0.1238-0.1239 / 0.1092-0.1093 -> 0.0974 / 0.0920-0.0923 / 0.1024-0.1041; the shapes whose
   // team does not change within 1 %
-  static const bool pow2 = [] { const char *e = getenv("SG_TRI_TEAM_POW2"); return e && e[0] == '1'; }();
+  static const bool pow2 = sg_env_flag("SG_TRI_TEAM_POW2", false);
   if (chunks * spb1 <= TP_BLOCK_MAX) {  // one tile per system
     p.team   = pow2 || chunks <= 32 ? sg_next_pow2(chunks) : (int)((chunks + 31) / 32 * 32);
     // contiguous: one warp (teams of < 32 chunks) or one team per block; interleaved: TP_BLOCK

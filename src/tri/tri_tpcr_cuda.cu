@@ -1392,7 +1392,7 @@ template <class T> struct tp_cuda_ex {
     // lines: there it was slower (fp64 m = 72 / 100 0.2627-0.2628 / 0.2098-0.2103 -> 0.3073-0.3078 / 0.2329-0.2334: 162
     // registers against tp_solve_kernel's 118, 48 % more L2 sectors).
     // SG_TRI_STREAM_TAIL=0: whole lines only (A/B).
-    static const bool tail = [] { const char *e = getenv("SG_TRI_STREAM_TAIL"); return !(e && e[0] == '0'); }();
+    static const bool tail = sg_env_flag("SG_TRI_STREAM_TAIL", true);
     if ((al & 15) || (tail && p.spb == 1 ? rb < 128 : rb % 128 != 0) || p.tile * (long long)sizeof(T) / 128 > 256) return 0;
     const size_t smem = tp_stream_smem_bytes<T>(p.tile, p.spb, p.team * p.spb);
     return smem <= (size_t)sg_cuda_smem_optin() ? smem : 0;
@@ -1498,7 +1498,7 @@ template <class T> struct tp_cuda_ex {
     // copies, A/B). 256-byte rows (fp64 / float m = 64: 32 / 64 systems per block), H200, same lease, two rounds, ms:
     // fp64 0.1652-0.1666 -> 0.1642-0.1644; float (streamed from teams of 4 for it) 0.0991-0.0998 -> 0.0886-0.0897
     // (bench/tri/README.md, tenth session)
-    static const bool tma_on = [] { const char *e = getenv("SG_TRI_ILV_TMA"); return !(e && e[0] == '0'); }();
+    static const bool tma_on = sg_env_flag("SG_TRI_ILV_TMA", true);
     // Wide: on the H200 class the form takes 64- and 32-byte rows and tiles of 512 and 1024 rows too (two / four boxes
     // per array; fp64 / float m = 257-1024, one block of 512 threads per SM; SG_TRI_ILV_TMA_WIDE=0 / 1 overrides, A/B).
     // H200, same lease, two rounds, ms per 2^24 unknowns: m = 512 fp64 0.2297-0.2304 -> 0.2066-0.2069 (the cp.async
@@ -1509,7 +1509,7 @@ template <class T> struct tp_cuda_ex {
     static const int  widex  = [] { const char *e = getenv("SG_TRI_ILV_TMA_WIDE"); return e ? (e[0] == '1' ? 1 : 0) : -1; }();
     const bool        fast   = sg_hbm_fast(sg_cuda_hbm_peak());  // (the H200 class: regrouping and the wide boxes)
     const bool        wide   = widex >= 0 ? widex == 1 : fast;
-    static const bool xorx   = [] { const char *e = getenv("SG_TRI_ILV_XOR"); return !(e && e[0] == '0'); }();  // (tp_stream_ilv_kernel's XOR; 0: A/B)
+    static const bool xorx   = sg_env_flag("SG_TRI_ILV_XOR", true);  // (tp_stream_ilv_kernel's XOR; 0: A/B)
     const size_t      optin  = (size_t)sg_cuda_smem_optin();
     const uintptr_t   ap     = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b);  // (the arrays' alignment; al: and the row stride's)
@@ -1528,7 +1528,7 @@ template <class T> struct tp_cuda_ex {
       // m = 450 / 512 0.2432-0.2467 / 0.1885-0.1893 -> 0.2140-0.2162 / 0.1835-0.1836; m = 300 / 400 within +-1 %. Tiles of
       // 1024 rows (8 slices of 128 rows or 4 of 256) were 1.5-6 % slower (more instructions, more barrier stalls) and float
       // within noise: they keep the single buffer.
-      static const bool ring_on = [] { const char *e = getenv("SG_TRI_ILV_RING"); return !(e && e[0] == '0'); }();
+      static const bool ring_on = sg_env_flag("SG_TRI_ILV_RING", true);
       if (ring_on && optin >= TP_RING_OPTIN) {
         if (xm == 1 && stream_ilv_ring<1>(S, p, tol)) return true;
         if (xm == 3 && stream_ilv_ring<3>(S, p, tol)) return true;
@@ -1545,7 +1545,7 @@ template <class T> struct tp_cuda_ex {
       // same lease, two rounds, ms per 2^24 unknowns (bench/tri/README.md, fifteenth session): fp64 interleaved m = 400 /
       // 700 / 1000 0.3184-0.3186 / 0.4176-0.4203 / 0.3947-0.3987 -> 0.3124-0.3127 / 0.4040-0.4064 / 0.3482-0.3490; m = 300 /
       // 450 / 600 within 1 %; m = 100 (tiles of 128 rows) 0.1877-0.1883 -> 0.1892-0.1916, so smaller tiles keep the 8-byte copies
-      static const bool odd_on = [] { const char *e = getenv("SG_TRI_ILV_ODD"); return !(e && e[0] == '0'); }();
+      static const bool odd_on = sg_env_flag("SG_TRI_ILV_ODD", true);
       if (odd_on && (ap & 15) == 0 && (S.rs & 1) && p0.tile >= 512) {
         tp_plan po = p;
         if (po.spb % 2 || tp_ilv_odd_smem_bytes<T, Q>(po) > optin) po = p0;
@@ -1570,7 +1570,7 @@ template <class T> struct tp_cuda_ex {
   // SG_TRI_FUSE_POL=0 drops the L2 policies (A/B).
   bool fused(const tp_sys<T> &S, const tp_sys<T> &R, const tp_plan &p, T tol)
   {
-    static const bool      on     = [] { const char *e = getenv("SG_TRI_FUSED"); return !(e && e[0] == '0'); }();
+    static const bool      on     = sg_env_flag("SG_TRI_FUSED", true);
     // float on the H200 class: 200 (fp32 interleaved m = 2048 / 4096, lag 400 / 200 / 600: 0.1639-0.1640 / 0.1605-0.1611 /
     // 0.1634-0.1642 and 0.1638-0.1640 / 0.1600-0.1604 / 0.1630-0.1632 ms after the unit-form team solve; double: 150 best,
     // 100 / 200 / 300 +5 / +2 / +8 %; bench/tri/README.md, twelfth session. Before it, 400 beat 150 for float)
@@ -1582,7 +1582,7 @@ template <class T> struct tp_cuda_ex {
       return false;
     const tp_plan pr = tp_make_plan<T>(SG_TRI_INTERLEAVED, R.m, R.nbatch);
     if (pr.ntiles != 1 || pr.team > p.team) return false;
-    static const int pol   = [] { const char *e = getenv("SG_TRI_FUSE_POL"); return !(e && e[0] == '0'); }();
+    static const int pol   = sg_env_flag("SG_TRI_FUSE_POL", true);
     const int        block = p.team * p.spb;
     tp_maps          M;
     const bool       stg   = fuse_maps(S, p, M);
@@ -1618,7 +1618,7 @@ template <class T> struct tp_cuda_ex {
   // directly (M zeroed, unused).
   bool fuse_maps(const tp_sys<T> &S, const tp_plan &p, tp_maps &M) const
   {
-    static const bool on = [] { const char *e = getenv("SG_TRI_FUSE_TMA"); return !(e && e[0] == '0'); }();
+    static const bool on = sg_env_flag("SG_TRI_FUSE_TMA", true);
     memset(&M, 0, sizeof M);
     const uintptr_t al = reinterpret_cast<uintptr_t>(S.dl) | reinterpret_cast<uintptr_t>(S.d) | reinterpret_cast<uintptr_t>(S.du) |
                          reinterpret_cast<uintptr_t>(S.b) | (uintptr_t)(S.rs * (long long)sizeof(T));  // (the box: 128 bytes, below)
