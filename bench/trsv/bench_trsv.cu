@@ -4,6 +4,7 @@
 //   bench_trsv [--quick] [--prec double|float|both] [--only single,nrhs,batched] [--nmax N]
 //              [--n 256,1000,...] [--batch-n 16,32,...] [--variants LN,LT,UN,UT] [--lda-pad P]
 //              [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA] [--no-reads]
+//              [--l2-fetch B]
 //
 // Families (every one non-unit diagonal, column-major, the other triangle filled with NaN):
 //   single  one system, nrhs = 1: ours (sg_trsv_cuda) vs cublas<t>trsv and cublas<t>trsm (1 column)
@@ -55,6 +56,7 @@ const double MB = 1e6;
 struct Opts {
   bool quick = false, prec_d = true, prec_s = true, single = true, nrhs = true, batched = true, reads = true;
   long long nmax = 32768, lda_pad = 0;
+  int l2_fetch = -1;              // --l2-fetch: the device's L2 fetch granularity for the run (sg_ctx_set_l2_fetch), -1 = as it is
   int reps = 9;
   double target_ms = 20;
   double rot_bytes = 200 * MB;    // data touched per measurement, at least (single / nrhs)
@@ -91,7 +93,7 @@ struct Rec {
 
 struct DevInfo {
   std::string name;
-  int sms = 0, ccmaj = 0, ccmin = 0, rt = 0, drv = 0, cublas = 0;
+  int sms = 0, ccmaj = 0, ccmin = 0, rt = 0, drv = 0, cublas = 0, l2_fetch = -1;  // l2_fetch: the L2 fetch granularity of the run, bytes
   long long l2 = 0, mem = 0;
 } G;
 
@@ -1067,6 +1069,8 @@ void save_json()
           jstr(g_date).c_str(), jstr(O.commit).c_str());
   fprintf(f, " \"sm_count\": %d,\n \"l2_bytes\": %lld,\n \"mem_bytes\": %lld,\n \"cc\": \"%d.%d\",\n", G.sms, G.l2, G.mem, G.ccmaj, G.ccmin);
   fprintf(f, " \"cuda_runtime\": %d,\n \"cuda_driver\": %d,\n \"cublas_version\": %d,\n", G.rt, G.drv, G.cublas);
+  fprintf(f, " \"l2_fetch_bytes\": %d,\n \"l2_fetch_note\": \"the device's L2 fetch granularity during the run (cudaLimitMaxL2FetchGranularity; set by --l2-fetch through "
+             "sg_ctx_set_l2_fetch, device-wide: cuBLAS ran under it too)\",\n", G.l2_fetch);
   fprintf(f, " \"copy_gbps\": %s,\n \"copy_gbps_median\": %s,\n", jnum(g_copy_gbps).c_str(), jnum(g_copy_median).c_str());
   fprintf(f, " \"floor\": \"word * (n(n+1)/2 + 2 n nrhs) bytes per system: the triangle read once, b read once, x written once\",\n");
   fprintf(f, " \"timing\": \"per call: median over reps measurements of (event time of `calls` back-to-back calls) / calls; matrices "
@@ -1124,9 +1128,9 @@ std::string cell(const Rec *o, const Rec *c, double spd, int w)
 
 void print_summary()
 {
-  printf("\n== SUMMARY %s | %s | copy %.0f GB/s (best; median %.0f) | floor word*(n(n+1)/2 + 2n*nrhs) per system | "
+  printf("\n== SUMMARY %s | %s | copy %.0f GB/s (best; median %.0f) | L2 fetch %d B | floor word*(n(n+1)/2 + 2n*nrhs) per system | "
          "cells: ours %%copy / cuBLAS %%copy, speedup = cuBLAS time / ours ('!' = failed check)\n",
-         G.name.c_str(), O.commit.empty() ? "commit ?" : O.commit.c_str(), g_copy_gbps, g_copy_median);
+         G.name.c_str(), O.commit.empty() ? "commit ?" : O.commit.c_str(), g_copy_gbps, g_copy_median, G.l2_fetch);
   std::vector<std::string> precs;
   if (O.prec_d) precs.push_back("fp64");
   if (O.prec_s) precs.push_back("fp32");
@@ -1248,6 +1252,13 @@ bool setup()
     printf("sg_ctx_create(SG_BACKEND_CUDA) failed: %s\n", status_name(st));
     return false;
   }
+  if (O.l2_fetch >= 0 && (st = sg_ctx_set_l2_fetch(g_ctx, O.l2_fetch, nullptr)) != SG_OK) {
+    printf("sg_ctx_set_l2_fetch(%d) failed: %s\n", O.l2_fetch, status_name(st));
+    return false;
+  }
+  size_t l2f = 0;
+  if (!CK(cudaDeviceGetLimit(&l2f, cudaLimitMaxL2FetchGranularity))) return false;
+  G.l2_fetch = (int)l2f;
   if (!CK(cudaEventCreate(&g_ev0)) || !CK(cudaEventCreate(&g_ev1)) || !CK(cudaMalloc(&g_scr, 4 * sizeof(unsigned long long)))) return false;
   return true;
 }
@@ -1266,10 +1277,13 @@ void usage()
   printf("usage: bench_trsv [--quick] [--prec double|float|both] [--only single,nrhs,batched] [--nmax N]\n"
          "                  [--n 256,1000,...] [--batch-n 16,32,...] [--nrhs-n 1024,...] [--variants LN,LT,UN,UT]\n"
          "                  [--lda-pad P] [--reps N] [--target-ms MS] [--seed S] [--out FILE.json] [--commit SHA] [--no-reads]\n"
+         "                  [--l2-fetch B]\n"
          "  single:  n = 256 .. 32768 (powers of 2 up to --nmax), nrhs = 1, ours vs cuBLAS trsv and trsm\n"
          "  nrhs:    n = 1024, 4096, 16384, nrhs = 4 and 16 (LN, UT), ours vs cuBLAS trsm\n"
          "  batched: n = 16 .. 512 (>= 256 MB of matrices each) + random orders 1..512, ours vs cuBLAS trsmBatched,\n"
          "           and read-only references of the same bytes (rowsum, triangle sweep, square sweep; --no-reads: skip)\n"
+         "  --l2-fetch B: the device's L2 fetch granularity for the whole run, 0..128 bytes (sg_ctx_set_l2_fetch; device-wide,\n"
+         "           cuBLAS runs under it too; 32 lets batched order-16 solves read only their triangles' sectors)\n"
          "  --quick: fewer sizes and 5 measurements; commit also from env STRUCTGPU_COMMIT; see bench/trsv/README.md\n");
 }
 bool parse_list(const char *s, std::vector<long long> &v)
@@ -1307,7 +1321,7 @@ bool parse(int argc, char **argv)
 {
   bool have_n = false, have_bn = false, have_rn = false, have_reps = false, have_vars = false;
   static const std::set<std::string> valued = {"--prec", "--only", "--out",  "--commit",   "--reps",     "--seed",
-                                               "--nmax", "--n",    "--batch-n", "--nrhs-n", "--variants", "--lda-pad", "--target-ms"};
+                                               "--nmax", "--n",    "--batch-n", "--nrhs-n", "--variants", "--lda-pad", "--target-ms", "--l2-fetch"};
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     const char *v = nullptr;
@@ -1333,6 +1347,7 @@ bool parse(int argc, char **argv)
     else if (a == "--seed") O.seed = strtoull(v, nullptr, 10);
     else if (a == "--nmax") O.nmax = atoll(v);
     else if (a == "--lda-pad") O.lda_pad = atoll(v);
+    else if (a == "--l2-fetch") O.l2_fetch = atoi(v);
     else if (a == "--target-ms") O.target_ms = atof(v);
     else if (a == "--n") {
       if (!parse_list(v, O.ns)) return printf("bad --n list\n"), false;
@@ -1348,8 +1363,8 @@ bool parse(int argc, char **argv)
       have_vars = true;
     }
   }
-  if (O.reps < 1 || O.reps > 1000 || O.nmax < 1 || O.nmax > SG_TRSV_MAX_N || O.lda_pad < 0 || !(O.target_ms > 0))
-    return printf("bad --reps, --nmax, --lda-pad or --target-ms\n"), false;
+  if (O.reps < 1 || O.reps > 1000 || O.nmax < 1 || O.nmax > SG_TRSV_MAX_N || O.lda_pad < 0 || O.l2_fetch < -1 || O.l2_fetch > 128 || !(O.target_ms > 0))
+    return printf("bad --reps, --nmax, --lda-pad, --l2-fetch or --target-ms\n"), false;
   if (O.quick && !have_reps) O.reps = 5;
   if (!have_n) {
     O.ns.clear();
@@ -1410,8 +1425,9 @@ int main(int argc, char **argv)
   }
   printf("bench_trsv: %s, %d SMs, L2 %.1f MB, %.1f GB, cc %d.%d, CUDA runtime %d driver %d, cuBLAS %d\n", G.name.c_str(), G.sms,
          G.l2 / MB, G.mem / 1e9, G.ccmaj, G.ccmin, G.rt, G.drv, G.cublas);
-  printf("date %s, commit %s, seed %llu, median of %d measurements of >= %.0f ms each, lda = n + %lld\n", g_date.c_str(),
-         O.commit.empty() ? "(unknown: pass --commit or STRUCTGPU_COMMIT)" : O.commit.c_str(), O.seed, O.reps, O.target_ms, O.lda_pad);
+  printf("date %s, commit %s, seed %llu, median of %d measurements of >= %.0f ms each, lda = n + %lld, L2 fetch granularity %d bytes%s\n",
+         g_date.c_str(), O.commit.empty() ? "(unknown: pass --commit or STRUCTGPU_COMMIT)" : O.commit.c_str(), O.seed, O.reps, O.target_ms,
+         O.lda_pad, G.l2_fetch, O.l2_fetch >= 0 ? " (--l2-fetch: device-wide, cuBLAS runs under it too)" : "");
   g_copy_gbps = measure_copy_bw();
   save_json();
   try {

@@ -89,6 +89,16 @@ int        sg_cuda_available(void); /* 1 if built with CUDA and a device is usab
    for back-to-back solves whose results are checked together (benchmarks, pipelines). */
 sg_status  sg_ctx_set_deferred(sg_ctx *ctx, int on);
 sg_status  sg_ctx_check(sg_ctx *ctx, sg_report *rep);
+/* The device's L2 fetch granularity (CUDA contexts; cudaLimitMaxL2FetchGranularity, a hint the
+   driver may round or ignore): on an L2 miss the GPU reads at least this many bytes from DRAM
+   (64 by default on Hopper). With 32 it reads only the 32-byte sectors asked for, and the batched
+   triangular solves of order 16 with lda = 16 (sg_trsv_batch_solve) then read only their triangles'
+   sectors: on an H200, 1.10-1.21x faster (bench/trsv/README.md). The limit is device-wide: it applies to every kernel that later runs on
+   the current device, the library's and any other's, so the library never changes it unless asked:
+   here, or by the environment variable SG_L2_FETCH=<bytes>, applied when the process creates its
+   first CUDA context. Each change costs ~0.1-0.2 ms of host time. bytes: 0..128; *prev (may be
+   NULL) receives the value before. Host contexts: no effect (*prev = 0). */
+sg_status  sg_ctx_set_l2_fetch(sg_ctx *ctx, int bytes, int *prev);
 
 /* Names: "auto","thomas","cr","pcr","rd","cr_pcr","cr_rd","tpcr" */
 const char *sg_tri_alg_name(sg_tri_alg alg);

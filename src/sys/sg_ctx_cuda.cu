@@ -1,6 +1,7 @@
 // Execution context, CUDA part: device workspaces (stream-ordered where the device has
 // memory pools), pinned host workspaces, the device breakdown record and error helpers.
 #include "sys/sg_cuda.cuh"
+#include <atomic>
 #include <mutex>
 
 extern "C" int sg_cuda_available(void)
@@ -47,9 +48,50 @@ void sg_cuda_pinned_free(void *p)
   if (p) (void)cudaFreeHost(p);
 }
 
+static std::atomic<int> g_l2_fetch{-1};  // bytes, as last read or set here (-1: not read yet)
+int sg_cuda_l2_fetch(void)
+{
+  int v = g_l2_fetch.load();
+  if (v < 0) {
+    size_t b = 64;
+    if (cudaDeviceGetLimit(&b, cudaLimitMaxL2FetchGranularity) != cudaSuccess) { (void)cudaGetLastError(); b = 64; }
+    g_l2_fetch = v = (int)b;
+  }
+  return v;
+}
+static sg_status sg_l2_fetch_set(int bytes, int *prev)
+{
+  size_t old = 0;
+  if (cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity) != cudaSuccess) { (void)cudaGetLastError(); return SG_ERR_DEVICE; }
+  if (prev) *prev = (int)old;
+  if ((size_t)bytes != old && cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, (size_t)bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return SG_ERR_DEVICE;
+  }
+  size_t now = (size_t)bytes;
+  if (cudaDeviceGetLimit(&now, cudaLimitMaxL2FetchGranularity) != cudaSuccess) { (void)cudaGetLastError(); now = (size_t)bytes; }
+  g_l2_fetch = (int)now;
+  return SG_OK;
+}
+extern "C" sg_status sg_ctx_set_l2_fetch(sg_ctx *ctx, int bytes, int *prev)
+{
+  if (prev) *prev = 0;
+  if (!ctx || bytes < 0 || bytes > 128) return SG_ERR_ARG;
+  if (ctx->backend != SG_BACKEND_CUDA) return SG_OK;
+  return sg_l2_fetch_set(bytes, prev);
+}
+
 sg_status sg_ctx_cuda_init(sg_ctx *ctx)
 {
   if (!sg_cuda_available()) return SG_ERR_DEVICE;
+  static std::once_flag l2_env;  // SG_L2_FETCH=<bytes>: the user's opt-in (sg_ctx_set_l2_fetch), once per process
+  std::call_once(l2_env, [] {
+    const char *e = getenv("SG_L2_FETCH");
+    char       *end = nullptr;
+    const long  v   = e && *e ? strtol(e, &end, 10) : -1;
+    if (e && *e && (*end || v < 0 || v > 128)) fprintf(stderr, "StructGPU: SG_L2_FETCH=%s ignored (bytes, 0..128)\n", e);
+    else if (v >= 0 && sg_l2_fetch_set((int)v, nullptr) != SG_OK) fprintf(stderr, "StructGPU: SG_L2_FETCH=%ld: the device refused the limit\n", v);
+  });
   if (cudaMalloc(&ctx->dreport, sizeof(sg_dev_report)) != cudaSuccess) {
     (void)cudaGetLastError();
     ctx->dreport = nullptr;

@@ -21,6 +21,11 @@ extern "C" sg_status sg_tri_batch_solve_cuda(sg_ctx *, sg_tri_alg alg, const sg_
 }
 
 extern "C" sg_status sg_ctx_set_deferred(sg_ctx *ctx, int) { return ctx ? SG_OK : SG_ERR_ARG; }
+extern "C" sg_status sg_ctx_set_l2_fetch(sg_ctx *ctx, int bytes, int *prev)
+{
+  if (prev) *prev = 0;
+  return ctx && bytes >= 0 && bytes <= 128 ? SG_OK : SG_ERR_ARG;
+}
 extern "C" sg_status sg_ctx_check(sg_ctx *ctx, sg_report *rep)
 {
   sg_report_clear(rep, SG_TRI_AUTO);

@@ -32,6 +32,10 @@ int sg_cuda_smem_optin(void);  // max dynamic shared memory per block (opt-in), 
 // device-to-device copies move 3.01 / 4.26 TB/s counting reads and writes); 3.35e6 if the attributes fail.
 // Device-class choices of the kernels (trsv job order, tridiagonal streaming) are taken from it.
 double sg_cuda_hbm_peak(void);
+// The device's L2 fetch granularity in bytes (cudaLimitMaxL2FetchGranularity) as last read or set
+// through sg_ctx_set_l2_fetch (read once, then cached; a change made outside the library is not seen:
+// it only picks between two equally correct forms of a kernel).
+int sg_cuda_l2_fetch(void);
 // cuTensorMapEncodeTiled from the driver (through the runtime: no link to libcuda), or NULL
 PFN_cuTensorMapEncodeTiled_v12000 sg_tensor_map_encoder();
 

@@ -541,9 +541,21 @@ constexpr int RWPC = 4;  // warps per CTA
 // against PC 2's 481, 32 registers. Measured on the H200 (470589 systems, same lease, two rounds, us):
 // LN 138.4-138.5 -> 129.3-129.4, UN 138.5-138.6 -> 129.9-130.0, LT 143.2-143.4 -> 130.5, UT 143.2-143.4
 // -> 130.0-130.1 (PC 2 / 3 before); ncu, LN: 46.8 M warp instructions against 77.9 M, DRAM 88.5 % of
-// its peak against 84.1 %, the same 519.6 MB read. The float default wherever lda = 16.
+// its peak against 84.1 %, the same 519.6 MB read.
+// PC = 5: PC 4 loading only the triangle the steps use (one compare per load). At the GPU's default
+// L2 fetch granularity (64 bytes) the DRAM reads do not shrink in float (a column is 64 bytes) but do in
+// double (519.6 / 500.7 -> 519.6 / 395.3 MB, float / double, LN; ncu); with 32 bytes (sg_ctx_set_l2_fetch,
+// the user's opt-in) they fall to 399.1 / 335.1 MB. H200, same lease, two rounds, us, LN / UN / LT / UT:
+//   float  PC 4 129.3-129.4 / 129.9-130.0 / 130.4-130.6 / 130.0-130.1, PC 5 130.7-130.8 / 129.4-129.6 /
+//          131.6-131.8 / 129.7-129.8; with 32 bytes PC 5 113.4 / 107.7 / 117.7-118.0 / 115.4-115.5
+//          (PC 4 unchanged);
+//   double PC 0 103.6-103.7 / 104.1-104.5 / 111.3-111.7 / 111.2-112.4 (the form before), PC 4 124.3-124.6
+//          (the whole square), PC 5 100.3-100.4 / 100.1-100.2 / 102.5-102.6 / 102.2-102.3; with 32 bytes
+//          PC 5 90.4-90.5 / 90.0-90.1 / 97.2-97.3 / 97.0-97.1;
+// cuBLAS trsmBatched's times do not change with the limit (414 / 289 us LN either way).
+// Defaults where lda = 16: double PC 5; float PC 5 when the limit is <= 32 bytes, else PC 4.
 template <class T, int G, bool TR, int PC = 0, bool REV = false>
-__global__ void __launch_bounds__(32 * RWPC, PC == 4 && sizeof(T) == 8 ? 8 : PC >= 3 ? 16 : PC ? 10 : 0) trsv_batch_regs_kernel(const BatchArgs<T> a)  // (PC 1 / 2: 40 registers; 3: PC 2 at 32 registers, 4 bytes spilled, every warp slot)
+__global__ void __launch_bounds__(32 * RWPC, PC >= 4 && sizeof(T) == 8 ? 8 : PC >= 3 ? 16 : PC ? 10 : 0) trsv_batch_regs_kernel(const BatchArgs<T> a)  // (PC 1 / 2: 40 registers; 3: PC 2 at 32 registers, 4 bytes spilled, every warp slot)
 {
   constexpr int   NL = G, SPW = 32 / G;  // lines (steps) at most, systems per warp
   const int       lane = threadIdx.x & 31, l = lane % G, seg = lane / G;
@@ -560,11 +572,11 @@ __global__ void __launch_bounds__(32 * RWPC, PC == 4 && sizeof(T) == 8 ? 8 : PC 
   const int n     = PC ? C.n : sys_order(a, C);                       // this segment's order (0: nothing to solve)
   const int nloop = PC ? G : (int)__reduce_max_sync(FULL, (unsigned)n);  // steps of the warp (PC: the warp's first system is in the batch)
   if (nloop == 0) return;                                             // warp-uniform
-  const bool rev = PC == 4 ? REV : a.rev;
+  const bool rev = PC >= 4 ? REV : a.rev;
   const long long oe = rev ? n - 1 - l : l;  // this lane's row in A's numbering
   T lv[NL], y[1], d[1], inv[1];
   [[maybe_unused]] T dpiv = T(1);  // (PC >= 2)
-  if constexpr (PC == 4) {
+  if constexpr (PC >= 4) {
     static_assert(G == 16, "lda 16");
     // A(oe, oq) at oe + 16 oq: op = N / T alike (M(l, q) / M(q, l) = A(oe, oq)), REV: oe = 15 - l, oq = 15 - q
     const T *p = C.A + (REV ? 255 - l : l);
@@ -572,7 +584,8 @@ __global__ void __launch_bounds__(32 * RWPC, PC == 4 && sizeof(T) == 8 ? 8 : PC 
     for (int q = 0; q < NL; q++) lv[q] = T(0);
     if (n == G) {  // (0: past the batch; segment-uniform)
 #pragma unroll
-      for (int q = 0; q < NL; q++) lv[q] = __ldg(p + (REV ? -16 * q : 16 * q));
+      for (int q = 0; q < NL; q++)
+        if (PC == 4 || (TR ? q > l : l > q)) lv[q] = __ldg(p + (REV ? -16 * q : 16 * q));  // (PC 5: the used triangle only)
       if (!a.unit) dpiv = __ldg(p + (REV ? -16 * l : 16 * l));
     }
   } else if constexpr (PC) {
@@ -902,6 +915,12 @@ template <class T, int NR, bool TR> sg_status launch_stream_t(sg_ctx *ctx, const
   trsv_batch_stream_kernel<T, NR, TR><<<(unsigned)((B->nbatch + SWPC - 1) / SWPC), 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
+// the PC 4 / 5 instance of (op, REV)
+template <class T, int G, int PC> auto regs_lda16(bool tr, bool rev)
+{
+  return tr ? (rev ? trsv_batch_regs_kernel<T, G, true, PC, true> : trsv_batch_regs_kernel<T, G, true, PC, false>)
+            : (rev ? trsv_batch_regs_kernel<T, G, false, PC, true> : trsv_batch_regs_kernel<T, G, false, PC, false>);
+}
 template <class T, int G> sg_status launch_regs(sg_ctx *ctx, const sg_trsv_batch *B, double pivtol, sg_report *rep)
 {
   const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
@@ -909,18 +928,17 @@ template <class T, int G> sg_status launch_regs(sg_ctx *ctx, const sg_trsv_batch
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
   constexpr int  SPC  = RWPC * (32 / G);  // systems per CTA
   const unsigned grid = (unsigned)((B->nbatch + SPC - 1) / SPC);
-  // float, lda = 16: PC 4 (the per-lane element loads at immediate offsets; double only when forced).
+  // lda = 16: PC 5 (double; float where the L2 fetch granularity is <= 32 bytes), else PC 4 (float).
   // float, other lda: pairs of columns (trsv_batch_regs_kernel PC). Automatic (-1): op = N the PC 2 form (40 registers), op = T
   // PC 3 (32): H200, same lease, us: LN / UN 138.4-138.7 / 138.5-138.9 against 143.2-143.3 / 143.3-143.5 with PC 3,
   // LT / UT 141.5-143.5 with PC 3 against 150.3-150.8 (op = T's tile transposition hides behind more warps); PC 2
   // against 1 (the pivot loaded on its own): 0.3-0.6 % faster in all four
-  static const int pc_env = env_int("SG_TRSV_BATCH_PC", -1, -1, 4);
-  const int        pcd    = B->lda == 16 ? (sizeof(T) == 4 ? 4 : 0) : B->trans == SG_TRANS ? 3 : 2;
-  const int        pc     = pc_env == 4 && B->lda != 16 ? pcd : pc_env >= 0 ? pc_env : pcd;
-  if (pc == 4 && !B->nv && B->n == 16 && B->lda == 16) {
-    if (B->trans == SG_TRANS)
-      (a.rev ? trsv_batch_regs_kernel<T, G, true, 4, true> : trsv_batch_regs_kernel<T, G, true, 4, false>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
-    else (a.rev ? trsv_batch_regs_kernel<T, G, false, 4, true> : trsv_batch_regs_kernel<T, G, false, 4, false>)<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
+  static const int pc_env = env_int("SG_TRSV_BATCH_PC", -1, -1, 5);
+  const int        pcd    = B->lda == 16 ? (sizeof(T) == 8 || sg_cuda_l2_fetch() <= 32 ? 5 : 4) : B->trans == SG_TRANS ? 3 : 2;
+  const int        pc     = pc_env >= 4 && B->lda != 16 ? pcd : pc_env >= 0 ? pc_env : pcd;
+  if (pc >= 4 && !B->nv && B->n == 16 && B->lda == 16) {
+    const bool tr = B->trans == SG_TRANS;
+    (pc == 5 ? regs_lda16<T, G, 5>(tr, a.rev) : regs_lda16<T, G, 4>(tr, a.rev))<<<grid, 32 * RWPC, 0, sg_stream(ctx)>>>(a);
     return sg_dev_report_fetch(ctx, rep, fail_batch);
   }
   if (sizeof(T) == 4 && pc && !B->nv && B->n == 16 && B->lda < (1 << 26)) {

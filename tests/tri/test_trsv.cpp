@@ -1042,6 +1042,23 @@ static void order_choice()
   CHECK(o.step_ns == 333 && o.lead == 77 && o.order == 0 && o.bw == 2.0e6, "overrides: step %d lead %d order %d bw %g", o.step_ns, o.lead, o.order, o.bw);
 }
 
+// sg_ctx_set_l2_fetch: argument checks, no effect on host contexts; on a CUDA context a change to 32
+// bytes, read back, and the restore of the value before (the batched order-16 solves pick their form
+// by it: the batch part runs after this, under the restored value)
+static void l2_fetch_api()
+{
+  int prev = -5;
+  CHECK(sg_ctx_set_l2_fetch(nullptr, 32, &prev) == SG_ERR_ARG && prev == 0, "NULL context: SG_ERR_ARG, prev %d", prev);
+  CHECK(sg_ctx_set_l2_fetch(g_hctx, -1, nullptr) == SG_ERR_ARG && sg_ctx_set_l2_fetch(g_hctx, 129, nullptr) == SG_ERR_ARG, "bytes out of 0..128: SG_ERR_ARG");
+  prev = -5;
+  CHECK(sg_ctx_set_l2_fetch(g_hctx, 32, &prev) == SG_OK && prev == 0, "host context: no effect, prev %d", prev);
+  if (!g_cctx) return;
+  int p0 = -1, p1 = -1, p2 = -1;
+  CHECK(sg_ctx_set_l2_fetch(g_cctx, 32, &p0) == SG_OK && p0 >= 0 && p0 <= 128, "CUDA context: 32 bytes (before: %d)", p0);
+  CHECK(sg_ctx_set_l2_fetch(g_cctx, p0, &p1) == SG_OK && p1 == 32, "CUDA context: the device took 32 bytes (read back %d)", p1);
+  CHECK(sg_ctx_set_l2_fetch(g_cctx, p0, &p2) == SG_OK && p2 == p0, "CUDA context: %d bytes restored (read back %d)", p0, p2);
+}
+
 int main(int argc, char **argv)
 {
   bool quick;
@@ -1067,6 +1084,7 @@ int main(int argc, char **argv)
     plan_sweep<float>(quick);
   }
   if (!only || strcmp(only, "single")) {
+    l2_fetch_api();
     batch_sweep<double>(quick);
     batch_sweep<float>(quick);
   }
