@@ -95,8 +95,8 @@ sg_status  sg_ctx_check(sg_ctx *ctx, sg_report *rep);
    triangular solves of order 16 with lda = 16 (sg_trsv_batch_solve) then read only their triangles'
    sectors: on an H200, 1.10-1.21x faster (bench/trsv/README.md). The limit is device-wide: it applies to every kernel that later runs on
    the current device, the library's and any other's, so the library never changes it unless asked:
-   here, or by the environment variable SG_L2_FETCH=<bytes>, applied when the process creates its
-   first CUDA context. Each change costs ~0.1-0.2 ms of host time. bytes: 0..128; *prev (may be
+   here, or by the environment variable SG_L2_FETCH=<bytes>, applied (to the current device) when the
+   process creates its first CUDA context. Each change costs ~0.1-0.2 ms of host time. bytes: 0..128; *prev (may be
    NULL) receives the value before. Host contexts: no effect (*prev = 0). */
 sg_status  sg_ctx_set_l2_fetch(sg_ctx *ctx, int bytes, int *prev);
 
