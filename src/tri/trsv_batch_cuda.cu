@@ -422,7 +422,7 @@ constexpr int SWPC = 4;  // warps (systems) per CTA
 // with 4, 70.8 % with 8; n = 256 LN 76.8 % with 4, 68.4 % with 2)
 template <int NR> constexpr int stream_pf() { return NR >= 4 ? 4 : 8; }
 // UNI (a uniform order and leading dimensions, checked for the whole batch on the host; REV = a.rev at
-// compile time) [EXPERIMENT]: each lane's rows r*32 + l sit at immediate offsets (+-32 r) from one base,
+// compile time): each lane's rows r*32 + l sit at immediate offsets (+-32 r) from one base,
 // the column of the next line at a running offset (+-lda per step), and only the lines' row blocks the
 // steps use are loaded (op = N: r >= qb; op = T: r <= qb, and qb + 1 for the next block's first
 // lines), guarded by the step (< n) and the lane's rows (< n) alone. The other loads' values are never
@@ -947,8 +947,17 @@ template <class T, int NR, bool TR> sg_status launch_stream_t(sg_ctx *ctx, const
   const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
   sg_status          st;
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
-  static const int uni_env = env_int("SG_TRSV_BATCH_UNI", 1, 0, 2);  // [EXPERIMENT] 0 off, 1 NR = 8 only, 2 every NR
-  const bool       uni     = (uni_env == 2 || (uni_env == 1 && NR == 8)) && !B->nv && !B->ldav && !B->ldxv;
+  // UNI where it measured faster (H200, same lease, two rounds, us, UNI off -> on; bench/trsv/README.md,
+  // twenty-seventh session): float n = 17..32 LN / UN / LT / UT 158.6 / 158.7 / 209.1-209.3 / 209.2-209.4
+  // -> 141.6-141.7 / 142.7-143.0 / 185.1-185.4 / 183.6-183.7 (n = 32), float n = 33..64 op = T LT / UT
+  // 147.4 / 147.7-147.8 -> 143.7-143.8 / 132.2-132.3 (64), float op = N n = 129..256 LN / UN 98.4-98.5 /
+  // 99.0-99.1 -> 94.5-95.1 / 95.1-95.3 (256). Slower, so not taken: float n = 33..64 op = N (LN 121.0 ->
+  // 130.2-130.4) and double (n = 32 LN 105.2 -> 131.1, n = 64 LN 100.5-100.6 -> 121.1-121.2; op = T
+  // within 2 % at 32, 23 % slower at 64): more registers (double NR 2: 80-104 against 72-82), fewer warps.
+  // SG_TRSV_BATCH_UNI=0 / 1 turns it off / on everywhere (tests, A/B).
+  static const int uni_env = env_int("SG_TRSV_BATCH_UNI", -1, -1, 1);
+  constexpr bool   uni_def = sizeof(T) == 4 && (NR != 2 || TR);
+  const bool       uni     = (uni_env < 0 ? uni_def : uni_env == 1) && !B->nv && !B->ldav && !B->ldxv;
   auto kernel = !uni ? trsv_batch_stream_kernel<T, NR, TR> : a.rev ? trsv_batch_stream_kernel<T, NR, TR, true, true> : trsv_batch_stream_kernel<T, NR, TR, true, false>;
   kernel<<<(unsigned)((B->nbatch + SWPC - 1) / SWPC), 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
