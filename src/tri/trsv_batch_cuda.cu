@@ -421,21 +421,27 @@ constexpr int SWPC = 4;  // warps (systems) per CTA
 // lines in flight per lane (measured when this kernel also ran n = 65..128: n = 128 LN 73.4 %
 // with 4, 70.8 % with 8; n = 256 LN 76.8 % with 4, 68.4 % with 2)
 template <int NR> constexpr int stream_pf() { return NR >= 4 ? 4 : 8; }
-template <class T, int NR, bool TR>
-__global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const BatchArgs<T> a)
+// UNI (a uniform order and leading dimensions, checked for the whole batch on the host; REV = a.rev at
+// compile time): each lane's rows r*32 + l sit at immediate offsets (+-32 r) from one base,
+// the column of the next line at a running offset (+-lda per step), and only the lines' row blocks the
+// steps use are loaded (op = N: r >= qb; op = T: r <= qb, and qb + 1 for the next block's first
+// lines), guarded by the step (< n) and the lane's rows (< n) alone. The other loads' values are never
+// used (op = N reads rows > q, op = T rows < q; the steps' guards as above).
+template <class T, int NR, bool TR, bool UNI = false, bool REV = false>
+__global__ void __launch_bounds__(32 * SWPC, UNI ? 4 : 0) trsv_batch_stream_kernel(const BatchArgs<T> a)
 {
   constexpr int   PF = stream_pf<NR>();
   const int       l = threadIdx.x & 31;
   const long long sys = (long long)blockIdx.x * SWPC + (threadIdx.x >> 5);
   if (sys >= a.nbatch) return;  // warp-uniform (one system per warp)
-  const int n = a.nv ? a.nv[sys] : a.n, lda = a.ldav ? a.ldav[sys] : a.lda, ldx = a.ldxv ? a.ldxv[sys] : a.ldx;
-  if (n < 0 || n > a.n || (n > 0 && (lda < n || ldx < n))) {
+  const int n = UNI ? a.n : a.nv ? a.nv[sys] : a.n, lda = UNI ? a.lda : a.ldav ? a.ldav[sys] : a.lda, ldx = UNI ? a.ldx : a.ldxv ? a.ldxv[sys] : a.ldx;
+  if (!UNI && (n < 0 || n > a.n || (n > 0 && (lda < n || ldx < n)))) {
     if (l == 0) sg_dev_flag(a.rep, SG_FAIL_PIVOT_NONFINITE, sys, n, 0.0);
     return;
   }
   if (n == 0) return;
   const T   *A = a.A[sys];
-  const bool rev = a.rev;
+  const bool rev = UNI ? REV : a.rev;
   auto orig = [&](int i) { return rev ? n - 1 - i : i; };
   auto at   = [&](int i, int j) -> const T * {  // M(i,j) = op(A)(orig(i), orig(j))
     const long long ai = orig(i), aj = orig(j);
@@ -449,9 +455,37 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
       v[r]        = q < n && e < n && (TR ? e < q : e > q) ? __ldg(TR ? at(q, e) : at(e, q)) : T(0);
     }
   };
+  // UNI: A(orig(e), orig(s)) = rb[co(s) +- 32 r] (the same for both ops: M(e, s) / M(s, e))
+  [[maybe_unused]] const T *rb = A + (REV ? n - 1 - l : l);
+  [[maybe_unused]] const long long cstep = REV ? -(long long)lda : (long long)lda;
+  [[maybe_unused]] long long       co    = REV ? (long long)(n - 1) * lda : 0;  // column of the next line to load
+  [[maybe_unused]] unsigned        inm   = 0;                                    // the lane's row blocks inside the matrix
+  if constexpr (UNI) {
+#pragma unroll
+    for (int r = 0; r < NR; r++)
+      if (r * 32 + l < n) inm |= 1u << r;
+  }
+  // UNI: the line of step s (the column at co) into v, for a step of block qb (s = q + PF)
+  auto line_u = [&](int s, T (&v)[NR], int qb) {
+    const T *cb = rb + co;  // (one address per line, the rows at immediates)
+    co += cstep;
+    if (s < n) {  // warp-uniform (past n: the slot is never read)
+#pragma unroll
+      for (int r = 0; r < NR; r++) {
+        const bool need = TR ? (r <= qb || (r == qb + 1 && s >= 32 * (qb + 1))) : r >= qb;  // (r, qb unrolled: folded)
+        if (need) v[r] = inm >> r & 1u ? __ldg(cb + (REV ? -32 * r : 32 * r)) : T(0);
+      }
+    }
+  };
   T ring[PF][NR];
 #pragma unroll
-  for (int p = 0; p < PF; p++) line(p, ring[p]);
+  for (int p = 0; p < PF; p++) {
+    if constexpr (UNI) {
+#pragma unroll
+      for (int r = 0; r < NR; r++) ring[p][r] = T(0);
+      line_u(p, ring[p], 0);
+    } else line(p, ring[p]);
+  }
   T y[NR], d[NR], inv[NR];
 #pragma unroll
   for (int r = 0; r < NR; r++) {
@@ -472,7 +506,8 @@ __global__ void __launch_bounds__(32 * SWPC) trsv_batch_stream_kernel(const Batc
         T         m[NR];
 #pragma unroll
         for (int r = 0; r < NR; r++) m[r] = ring[p][r];
-        line(q + PF, ring[p]);
+        if constexpr (UNI) line_u(q + PF, ring[p], qb);
+        else line(q + PF, ring[p]);
         if (q < n) subst_step<T, 32, NR, TR>(y, inv, m, qb, q - qb * 32, l);  // warp-uniform
       }
     }
@@ -912,7 +947,19 @@ template <class T, int NR, bool TR> sg_status launch_stream_t(sg_ctx *ctx, const
   const BatchArgs<T> a = make_args<T>(ctx, B, pivtol);
   sg_status          st;
   if ((st = sg_dev_report_reset(ctx, rep)) != SG_OK) return st;
-  trsv_batch_stream_kernel<T, NR, TR><<<(unsigned)((B->nbatch + SWPC - 1) / SWPC), 32 * SWPC, 0, sg_stream(ctx)>>>(a);
+  // UNI where it measured faster (H200, same lease, two rounds, us, UNI off -> on; bench/trsv/README.md,
+  // twenty-seventh session): float n = 17..32 LN / UN / LT / UT 158.6 / 158.7 / 209.1-209.3 / 209.2-209.4
+  // -> 141.6-141.7 / 142.7-143.0 / 185.1-185.4 / 183.6-183.7 (n = 32), float n = 33..64 op = T LT / UT
+  // 147.4 / 147.7-147.8 -> 143.7-143.8 / 132.2-132.3 (64), float op = N n = 129..256 LN / UN 98.4-98.5 /
+  // 99.0-99.1 -> 94.5-95.1 / 95.1-95.3 (256). Slower, so not taken: float n = 33..64 op = N (LN 121.0 ->
+  // 130.2-130.4) and double (n = 32 LN 105.2 -> 131.1, n = 64 LN 100.5-100.6 -> 121.1-121.2; op = T
+  // within 2 % at 32, 23 % slower at 64): more registers (double NR 2: 80-104 against 72-82), fewer warps.
+  // SG_TRSV_BATCH_UNI=0 / 1 turns it off / on everywhere (tests, A/B).
+  static const int uni_env = env_int("SG_TRSV_BATCH_UNI", -1, -1, 1);
+  constexpr bool   uni_def = sizeof(T) == 4 && (NR != 2 || TR);
+  const bool       uni     = (uni_env < 0 ? uni_def : uni_env == 1) && !B->nv && !B->ldav && !B->ldxv;
+  auto kernel = !uni ? trsv_batch_stream_kernel<T, NR, TR> : a.rev ? trsv_batch_stream_kernel<T, NR, TR, true, true> : trsv_batch_stream_kernel<T, NR, TR, true, false>;
+  kernel<<<(unsigned)((B->nbatch + SWPC - 1) / SWPC), 32 * SWPC, 0, sg_stream(ctx)>>>(a);
   return sg_dev_report_fetch(ctx, rep, fail_batch);
 }
 // the PC 4 / 5 instance of (op, REV)

@@ -511,8 +511,8 @@ template <class T> static void batch_sweep(bool quick)
   // the streamed warp kernel for 17..64 (1, 2 rows per lane); otherwise a
   // warp per system with 1..4 rows per lane (n <= 32, 64, 96, 128), a CTA per system (n > 128);
   // nrhs 3 (one partial chunk of 4) / 16 (four chunks; the CTA kernel's K = 16)
-  const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100}
-                                    : std::vector<int>{1, 7, 16, 17, 32, 33, 64, 65, 96, 100, 128, 129, 257, 512};
+  const std::vector<int> ns = quick ? std::vector<int>{1, 7, 17, 64, 100, 150}
+                                    : std::vector<int>{1, 7, 16, 17, 32, 33, 64, 65, 96, 100, 128, 129, 200, 256, 257, 512};
   const std::vector<int> nvar = quick ? std::vector<int>{16, 40} : std::vector<int>{16, 40, 128, 512};
   for (sg_uplo u : kUplo)
     for (sg_trans t : kTrans)
@@ -532,7 +532,7 @@ template <class T> static void batch_sweep(bool quick)
   for (sg_uplo u : kUplo)
     for (sg_trans t : kTrans)
       for (sg_diag d : kDiag)
-        for (int n : {4, 8, 12, 16})
+        for (int n : {4, 8, 12, 16, 33, 64, 200})  // (33-200: the streamed kernel's uniform form)
           for (int shift : {0, 1}) {
             BatchT<T> S = make_tb<T>(u, t, d, quick ? 9 : 37, n, 1, false, rng, n == 8 ? 12 : n);
             if (shift) {
