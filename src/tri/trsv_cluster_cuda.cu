@@ -818,6 +818,8 @@ template <class T> __global__ void __launch_bounds__(32) trsv_pair_kernel(const 
 constexpr int HY_WARPS = 8;      // warps per CTA (both roles; fp64 gets 255 registers)
 constexpr int HY_RING_MAX = 16;  // helper ring slots per warp, at most
 constexpr int HY_XPF = 6;        // helper: x loads in flight (tiles ahead)
+constexpr int HY_LMAX = 4;       // P_{I,k} blocks per row, at most (HyArgs::lp)
+constexpr int HY_XP = 8;         // the one-CTA chain: x blocks its critical warp keeps (a ring, > HY_LMAX)
 
 template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
@@ -832,6 +834,16 @@ template <class T> struct HyArgs : ClArgs<T> {
   bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
   bool       ttail;   // op = T update warps: the window partials summed through shared memory (transpose_sum, SG_TRSV_T_TAIL), not by the reduce-scatter
   bool       pre;     // Dinv_I, P_I (Q_I) are already in dg, pg (qg): no inversion jobs, no flags to wait for
+  // The blocks P_{I,k} = Dinv_I M(I, I-k), k = 1 .. lp, that the inversion jobs form (P_{I,1} = P_I, P_{I,2} = Q_I; in
+  // pg + ((k - 1) * nb + I) * CB * CB): lp >= la, and lp > 2 only for the one-CTA chain (one) or a plan made for it.
+  int        lp;
+  // one: the one-CTA chain (SG_TRSV_HYB_ONE): CTA 0 of the chain's cluster owns no block row; its critical warp forms
+  // every x_I = z_I - sum_{k <= la} P_{I,k} x_{I-k} from x blocks it keeps in registers' reach (its own shared memory),
+  // so no x crosses a CTA on the chain's critical path. The other CTAs' update warps (rows dealt round-robin to ranks
+  // 1 .. cs-1) send z_I into CTA 0's ring of zr slots (st.async, counted on zbar), and its critical warp streams the
+  // plan's P_{I,k} through a ring of pr rows (bulk copies, pr - 1 rows ahead). A filled plan only.
+  bool       one;
+  int        zr, pr;
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
@@ -912,6 +924,74 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   }
 }
 
+// The one-CTA chain (a.one): the critical warp of CTA 0 forms every x_I. Shared memory of CTA 0 (the chain layout,
+// its update-warp parts unused): zbar[zr], pbar[pr] in place of rdy, fre, sb; the z ring (zr blocks) and its own x
+// ring (HY_XP blocks) in the P slots; the P ring (pr rows of la blocks, P_{I,k} at (s * la + k - 1) * CB * CB, column-
+// major as in the plan: lane r reads row r conflict-free) in the rings. z_I arrives in slot I % zr from its update
+// warp, which sends it only after x_{I-1-la} has reached it, i.e. after this warp has taken z_{I-zr} (zr > la) and
+// re-armed the slot's barrier. Row J's P blocks are copied into slot J % pr once row J - pr is done.
+template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned cs, int lane)
+{
+  const int           nb = a.nb, la = a.la, zr = a.zr, pr = a.pr, xr = a.xr, nbar = a.nbar;
+  unsigned long long *xbar = (unsigned long long *)smem, *zbar = xbar + nbar, *pbar = zbar + zr;
+  const T            *zring = (const T *)(smem + L.ps);
+  T                  *xp    = (T *)(smem + L.ps) + (size_t)zr * CB;
+  T                  *pring = (T *)(smem + L.ring);
+  const BcastMap<T>   bm(smem_u32(smem + L.xs), smem_u32(xbar), 0, cs, lane);
+  const size_t        tiles = (size_t)nb * CB * CB;
+  auto                issue = [&](int J, int s) {  // row J's blocks P_{J,1} .. P_{J,min(J,la)} into slot s (lane 0)
+    if (lane == 0) {
+      const int nk = J < la ? J : la;
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the warp's reads of the slot before the copies
+      mbar_expect(pbar + s, (unsigned)(nk * CB * CB * sizeof(T)));
+      for (int k = 1; k <= nk; k++)
+        bulk_copy(pring + ((size_t)s * la + k - 1) * CB * CB, a.pg + (size_t)(k - 1) * tiles + (size_t)J * CB * CB, CB * CB * (unsigned)sizeof(T), pbar + s);
+    }
+  };
+  for (int J = 0; J + 1 < pr && J < nb; J++) issue(J, J);
+  int      ps = 0, zs = 0, sI = 0, bI = 0;  // I % pr, I % zr, I % xr, I % nbar
+  unsigned pp = 0, zp = 0;                  // their phases' parity
+  for (int I = 0; I < nb; I++) {
+    if (I + pr - 1 < nb) issue(I + pr - 1, ps == 0 ? pr - 1 : ps - 1);  // (the slot of row I - 1: read, __syncwarp below)
+    bar_wait_cluster(zbar + zs, zp);
+    if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: z_0 taken)
+    T xv = zring[zs * CB + lane];
+    __syncwarp();
+    if (lane == 0 && I + zr < nb) mbar_expect(zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
+    mbar_wait(pbar + ps, pp);
+    const T *pt = pring + (size_t)ps * la * CB * CB;
+#pragma unroll 1
+    for (int k = I < la ? I : la; k >= 1; k--) {  // x_{I-1} last
+      T t[CB];
+#pragma unroll
+      for (int c = 0; c < CB; c++) t[c] = pt[(size_t)(k - 1) * CB * CB + c * CB + lane];
+      xv = chain_step(xv, t, xp + ((I - k) & (HY_XP - 1)) * CB);
+    }
+    const int  row  = I * CB + lane;
+    const bool real = a.real(row);
+    if (!real) xv = T(0);
+    xp[(I & (HY_XP - 1)) * CB + lane] = xv;
+    __syncwarp();  // x_I in the ring before the next row's reads; every lane's reads of this row's P slot done
+    if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
+    broadcast(xv, sI, bI, bm, lane);
+    ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
+    if (real) {
+      if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
+      a.X[a.aidx(row)] = xv;
+    }
+    if (++ps == pr) {
+      ps = 0;
+      pp ^= 1u;
+    }
+    if (++zs == zr) {
+      zs = 0;
+      zp ^= 1u;
+    }
+    if (++sI == xr) sI = 0;
+    if (++bI == nbar) bI = 0;
+  }
+}
+
 // The x window barriers of a chain CTA (lane 0 of its last warp): in block row order, once x_J has
 // landed (phase J / nbar of barrier J % nbar complete), it arms that barrier's next phase, for x_{J+nbar}:
 // its arrival and its bytes (those may come first: the phase completes when both have). (hy_nbar: why
@@ -933,7 +1013,7 @@ template <class T> __device__ void hy_xbar_warp(const HyArgs<T> &a, unsigned cha
 }
 
 // update warp u of a chain CTA: owned rows k = u, u + U, ...: z_I = Dinv_I (b_I - S_I - sum of the window tiles)
-template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int u, int lane)
+template <class T, bool TR, bool RV, bool ONE> __device__ void hy_update(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int u, int lane)
 {
   using R                 = typename LLw<T>::raw;
   const int           nb = a.nb, U = a.U, rs = a.rs;
@@ -942,10 +1022,13 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
   T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
   unsigned            g    = 0;  // tiles through the ring so far
+  // the one-CTA chain: rows dealt to ranks 1 .. cs-1; z_I into CTA 0's ring (hy_critical_one)
+  const int      own = ONE ? (int)rank - 1 : (int)rank, ocs = ONE ? (int)cs - 1 : (int)cs;
+  const unsigned zr0 = ONE ? cl_map(smem_u32(smem + L.ps), 0) : 0u, zb0 = ONE ? cl_map(smem_u32(xbar + a.nbar), 0) : 0u;
   for (int k = u, round = 0;; k += U, round++) {
-    const int I = (int)rank + (int)cs * k;
+    const int I = own + ocs * k;
     if (I >= nb) break;
-    if (round > 0) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
+    if (round > 0 && !ONE) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
     // (op = T, a.ttail: every lane's stores of the previous row's transpose_sum into the ring before the copy engine's
     // writes into it, below and in the loop; each writer fences, then lane 0 issues, as for the TMA stores of CUTLASS)
     if (TR && a.ttail && round > 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -967,11 +1050,11 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     T        dr[CB];  // row `lane` of Dinv_I
 #pragma unroll
     for (int c = 0; c < CB; c++) dr[c] = __ldcg(dgi + c * CB + lane);
-    if (I > 0) {
+    if (I > 0 && !ONE) {
 #pragma unroll
       for (int c = 0; c < CB; c++) ps[pskew(lane, c)] = __ldcg(pgi + c * CB + lane);
     }
-    if (a.la == 2 && I > 1) {
+    if (a.la == 2 && I > 1 && !ONE) {
 #pragma unroll
       for (int c = 0; c < CB; c++) ps[(size_t)U * CB * CB + pskew(lane, c)] = __ldcg(qgi + c * CB + lane);
     }
@@ -1018,8 +1101,14 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
       r -= ll_wait(sp, nt ? sv : ll_ld(sp), a.epoch, false);
     }
     if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
-    T *zs = (T *)(smem + L.zs);
-    zs[u * CB + lane] = apply_dinv(dr, r, (T *)(smem + L.rv) + (size_t)u * CB, lane);
+    const T z = apply_dinv(dr, r, (T *)(smem + L.rv) + (size_t)u * CB, lane);
+    if (ONE) {
+      const int zsl = I % a.zr;
+      st_async_1(zr0 + (unsigned)((zsl * CB + lane) * sizeof(T)), z, zb0 + (unsigned)zsl * 8u);
+      if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
+      continue;
+    }
+    ((T *)(smem + L.zs))[u * CB + lane] = z;
     if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
     mbar_arrive(rdy + u);
   }
@@ -1038,7 +1127,7 @@ template <class T> __device__ __forceinline__ HyJob hy_decode(const HyArgs<T> &a
   j.diag = v & HY_DIAG;
   j.c    = (v >> 1) & 2047;
   hy_span(j.I, j.c, a.W, a.CT, a.E, j.J0, j.nt);
-  if (j.diag) j.nt = (j.I < a.la ? j.I : a.la) + 1;  // tiles (I, I), (I, I-1), (I, I-2)
+  if (j.diag) j.nt = (j.I < a.lp ? j.I : a.lp) + 1;  // tiles (I, I), (I, I-1), .. (I, I-lp)
   return j;
 }
 // tile i of job j
@@ -1051,16 +1140,19 @@ __device__ __forceinline__ int hy_take(unsigned *ctr, int lim, int lane)
   t = __shfl_sync(~0u, t, 0);
   return t < lim ? t : -1;
 }
-// the inversion of block row I: Dinv_I (pass 0), P_I (pass 1) and, with look-ahead 2, Q_I (pass 2) by substitution (lane j: column j), to the workspace, then the flag
-template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a, const T *D, const T *S, const T *S2, int I, int lane)
+// the inversion of block row I: Dinv_I (pass 0), P_{I,k} = Dinv_I M(I, I-k) (pass k = 1 .. lp: P_I, Q_I, ..) by substitution (lane j:
+// column j), to the workspace, then the flag (tile (I, I-k) of the ring in slot (s0 + k) % hrs)
+template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a, const T *ring, unsigned s0, int I, int lane)
 {
-  const T rl = pivot_rcp<T, TR, RV>(a, D, I, lane, true);
-  T      *dgo = a.dg + (size_t)I * CB * CB;
+  auto     slot = [&](int k) { const unsigned q = s0 + (unsigned)k; return ring + (size_t)(q >= (unsigned)a.hrs ? q - (unsigned)a.hrs : q) * CB * CB; };
+  const T *D  = slot(0);
+  const T  rl = pivot_rcp<T, TR, RV>(a, D, I, lane, true);
+  T       *dgo = a.dg + (size_t)I * CB * CB;
 #pragma unroll 1
-  for (int pass = 0; pass <= (I < a.la ? I : a.la); pass++) {  // Dinv_I, P_I = Dinv_I M(I, I-1), Q_I = Dinv_I M(I, I-2)
+  for (int pass = 0; pass <= (I < a.lp ? I : a.lp); pass++) {
     T        y[CB];
-    const T *src = pass == 1 ? S : S2;
-    T       *out = pass == 0 ? dgo : (pass == 1 ? a.pg : a.qg) + (size_t)I * CB * CB;
+    const T *src = slot(pass);
+    T       *out = pass == 0 ? dgo : a.pg + ((size_t)(pass - 1) * a.nb + I) * CB * CB;
 #pragma unroll
     for (int i = 0; i < CB; i++) y[i] = pass ? src[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
     lower_subst<T, TR, RV>(y, D, rl);
@@ -1143,13 +1235,12 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   issue();
   for (;;) {
     if (cj.diag) {  // its tiles are all in the ring (hrs >= la + 1)
-      unsigned s[3] = {sc, sc, sc};  // its cj.nt = la + 1 <= 3 slots (hy_diag reads no tile past them)
+      const unsigned s0 = sc;  // its cj.nt = min(I, lp) + 1 <= hrs consecutive slots (hy_diag reads no tile past them)
       for (int q = 0; q < cj.nt; q++) {
-        s[q] = sc;
         mbar_wait(hb + sc, pc);
         adv(sc, &pc);
       }
-      hy_diag<T, TR, RV>(a, ring + (size_t)s[0] * CB * CB, ring + (size_t)s[1] * CB * CB, ring + (size_t)s[2] * CB * CB, cj.I, lane);
+      hy_diag<T, TR, RV>(a, ring, s0, cj.I, lane);
       __syncwarp();
       gc += (unsigned)cj.nt;
       issue();
@@ -1195,7 +1286,8 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   }
 }
 
-template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
+// ONE: the one-CTA chain (HyArgs::one), an instance of its own (the others compile without it)
+template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ unsigned s_ticket, s_chain;
@@ -1210,7 +1302,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   }
   __syncthreads();
   const bool          chain = s_chain;
-  const HyChainLayout L     = hy_chain_layout<T>(a.nbar, a.U, a.rs, a.xr, a.la);
+  const HyChainLayout L     = hy_chain_layout<T>(a.nbar, a.U, a.rs, a.xr, ONE ? 1 : a.la);
   unsigned long long *bars  = (unsigned long long *)smem;
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
@@ -1221,8 +1313,16 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
         bar_init(bars + b, 1);
         mbar_expect(bars + b, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_b's bytes have come
       }
-      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nbar + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
-      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nbar + 2 * a.U + k, 1);
+      if (ONE && rank == 0) {  // zbar[zr] (phase 0 armed: z_0 .. z_{zr-1}), pbar[pr] (hy_critical_one)
+        for (int k = 0; k < a.zr; k++) {
+          bar_init(bars + a.nbar + k, 1);
+          mbar_expect(bars + a.nbar + k, CB * (unsigned)sizeof(T));
+        }
+        for (int k = 0; k < a.pr; k++) bar_init(bars + a.nbar + a.zr + k, 1);
+      } else {
+        for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nbar + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
+        for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nbar + 2 * a.U + k, 1);
+      }
       if (a.prof && rank == 0) a.prof[5 * a.nb + 2] = gtime();  // (start-up: barriers set up)
     }
   } else if (threadIdx.x == 0) {
@@ -1233,9 +1333,10 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[5 * a.nb + 3] = gtime();  // (start-up: the cluster barrier passed)
     if (w == 0) {
-      hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
+      if constexpr (!ONE) hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
+      else if (rank == 0) hy_critical_one<T>(a, smem, L, cs, lane);
     } else if (w <= a.U) {
-      hy_update<T, TR, RV>(a, &tmap, smem, L, rank, cs, w - 1, lane);
+      if (!ONE || rank > 0) hy_update<T, TR, RV, ONE>(a, &tmap, smem, L, rank, cs, w - 1, lane);
     } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
       if (lane == 0) hy_xbar_warp<T>(a, smem);
       __syncwarp();
@@ -1552,6 +1653,9 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 0, 0, HY_RING_MAX);  // 0: automatic
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
+  // the one-CTA chain (HyArgs::one; experiment, off by default): its look-ahead (the plan's blocks P_{I,k} per row)
+  static const int one_env = env_int("SG_TRSV_HYB_ONE", 0, 0, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 4, 1, HY_LMAX);
+  static const int one_zr_env = env_int("SG_TRSV_HYB_ONE_ZR", 8, 2, 16), one_pr_env = env_int("SG_TRSV_HYB_ONE_PR", 32, 2, 64);
   // op = T update warps: the window partials summed through shared memory (1, transpose_sum) or by the shuffle
   // reduce-scatter (0) after the row's last window x. The reduce-scatter's ~386 instructions were on the chain's
   // step (0.472 against op = N's 0.384 us per block row at fp64 n = 4096). Measured on the H200, same lease, two
@@ -1611,8 +1715,13 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   //    fp32 n = 20480 (fp64 UT 8192 173 against 189, fp32 UT 8192 131 against 141) and 1 from there
   //    (fp64 UT 16384 424 -> 412, 32768 1511 -> 1495, fp32 UT 24576 514 -> 499, 32768 827 -> 806).
   const int la_auto = hp ? ((f32 && n < 24576) || tr || (!f32 && n <= 12288) || n <= cl_plan_maxn<T>() ? 2 : 1) : (tr && n < (f32 ? 20480 : 14336) ? 2 : 1);
-  const int la      = hp && hp->filled ? hp->la : la_env ? la_env : la_auto;
-  const bool pre = hp && hp->filled;
+  const bool pre    = hp && hp->filled;
+  // lp: the blocks P_{I,k} per row the inversions form (a filled plan's: hp->la); la: this solve's look-ahead
+  const bool one_ok = one_env && hp && n > cl_plan_maxn<T>() && cs >= 3;
+  const int  la0    = la_env ? la_env : la_auto;
+  const int  lp     = pre ? hp->la : hp && one_ok ? std::max(la0, one_la_env) : la0;
+  bool       one    = pre && one_ok && W >= lp + 2 && lp + 1 <= one_zr_env;  // (W: every row past lp waits for an x, the z ring's flow control)
+  const int  la     = one ? lp : std::min(pre ? lp : la0, 2);
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
@@ -1631,22 +1740,28 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int    order = oc.order;
   const int optin = sg_cuda_smem_optin();
   const int nbar = hy_nbar(nb, cs, U, xr);
-  while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)
-  const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, la).total;
+  const int lal = one ? 1 : la;  // the layout's P slots (the one-CTA chain: its z and x rings)
+  while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, lal).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)
+  const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, lal).total;
+  // the one-CTA chain's rings: zr z blocks, pr rows of P blocks (in CTA 0's update-warp rings), their barriers in place of rdy, fre, sb
+  const int zr = one_zr_env, pr = std::min(one_pr_env, U * rs / std::max(1, la));
+  if (one && (pr < 2 || zr + pr > 2 * U + U * rs)) one = false;
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
   // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
   const int    hrs_def = f32 && order == 2 ? 6 : 3;
-  const int    hrs     = std::min(hrs_env ? hrs_env : hrs_def, hrs_fit);
+  const int    hrs     = std::min(std::max(hrs_env ? hrs_env : hrs_def, pre ? 0 : lp + 1), hrs_fit);  // (an inversion job holds lp + 1 tiles)
   // an inversion job holds la + 1 tiles in the ring; 1 KB: static shared memory and reserve
-  if (hrs < la + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;
+  if (hrs < (pre ? la : lp) + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;
   const size_t smem = std::max(chain_b, hy_helper_bytes<T>(hw, hrs));
   const bool   rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
-  const int    var = 2 * trans + rev;
-  void (*const kerns[4])(const HyArgs<T>, const CUtensorMap) = {trsv_hybrid_kernel<T, false, false>, trsv_hybrid_kernel<T, false, true>,
-                                                                 trsv_hybrid_kernel<T, true, false>, trsv_hybrid_kernel<T, true, true>};
+  const int    var = 4 * one + 2 * trans + rev;
+  void (*const kerns[8])(const HyArgs<T>, const CUtensorMap) = {trsv_hybrid_kernel<T, false, false, false>, trsv_hybrid_kernel<T, false, true, false>,
+                                                                 trsv_hybrid_kernel<T, true, false, false>,  trsv_hybrid_kernel<T, true, true, false>,
+                                                                 trsv_hybrid_kernel<T, false, false, true>,  trsv_hybrid_kernel<T, false, true, true>,
+                                                                 trsv_hybrid_kernel<T, true, false, true>,   trsv_hybrid_kernel<T, true, true, true>};
   auto *const kern = kerns[var];
-  static size_t attr[4] = {0, 0, 0, 0};  // the dynamic shared memory each instance is set up for
+  static size_t attr[8] = {};  // the dynamic shared memory each instance is set up for
   if (attr[var] < smem) {
     if (cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
@@ -1660,7 +1775,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static struct {
     int    cs = 0, n = 0;
     size_t smem = 0;
-  } occ[4];
+  } occ[8];
   if (occ[var].cs != cs || occ[var].smem != smem) {
     const ClLaunch l(cs, HY_WARPS, smem, nullptr);
     int            nc = 0;
@@ -1713,7 +1828,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
   const int    maxch = std::max(1, hy_chunks(nb - 1, W, CT, E));
-  const size_t tiles = (size_t)nb * CB * CB, ibytes = (1 + (size_t)la) * tiles * sizeof(T);
+  const size_t tiles = (size_t)nb * CB * CB, ibytes = (1 + (size_t)lp) * tiles * sizeof(T);
   const size_t wbytes = (hp ? 0 : ibytes) + (size_t)nb * maxch * CB * sizeof(T);
   if (hp && !hp->filled) {  // the plan's storage for the inverted blocks
     if (hp->inv && hp->inv_bytes < ibytes) {
@@ -1751,13 +1866,17 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.sll    = (R *)(ctl + off_s);
   a.dg     = inv;
   a.pg     = inv + tiles;
-  a.qg     = la == 2 ? inv + 2 * tiles : nullptr;
-  a.part   = hp ? wk : wk + (1 + (size_t)la) * tiles;
+  a.qg     = lp >= 2 ? inv + 2 * tiles : nullptr;
+  a.part   = hp ? wk : wk + (1 + (size_t)lp) * tiles;
   a.pre    = pre;
   a.epoch  = ctx->trsv_hyb_epoch;
   a.hfence = fence_env;
   a.ttail  = ttail_env && rs >= 2;  // (its scratch takes the ring's first CB * CLD elements: more than one slot)
   a.la     = la;
+  a.lp     = lp;
+  a.one    = one;
+  a.zr     = zr;
+  a.pr     = pr;
   *used    = true;
   const size_t nprof = 5 * (size_t)nb + 6;
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
@@ -1774,8 +1893,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
     auto us = [&](size_t i) { return h[i] ? (h[i] - t0) * 1e-3 : -1.0; };
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d (model: peak %.0f GB/s, step %d ns, ratio %.2f) lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, njobs, order, peak * 1e-3, step_ns, ratio, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d la=%d lp=%d one=%d zr=%d pr=%d jobs=%d order=%d (model: peak %.0f GB/s, step %d ns, ratio %.2f) lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, la, lp, (int)one, zr, pr, njobs, order, peak * 1e-3, step_ns, ratio, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
     for (int I = 0; I < nb; I++)
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
@@ -1786,7 +1905,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemsetAsync(ctl, 0, off_x, sg_stream(ctx));
   }
   if (hp && !hp->filled && st == SG_OK) {  // every pivot checked, every block inverted
-    hp->la     = la;
+    hp->la     = lp;
     hp->filled = 1;
   }
   return st;
