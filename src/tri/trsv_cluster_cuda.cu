@@ -1752,7 +1752,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int    hrs_def = f32 && order == 2 ? 6 : 3;
   const int    hrs     = std::min(std::max(hrs_env ? hrs_env : hrs_def, pre ? 0 : lp + 1), hrs_fit);  // (an inversion job holds lp + 1 tiles)
   // an inversion job holds la + 1 tiles in the ring; 1 KB: static shared memory and reserve
-  if (hrs < (pre ? la : lp) + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;
+  if (hrs < (pre ? std::min(la, 2) : lp) + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;  // (a plan's solve: no inversion job)
   const size_t smem = std::max(chain_b, hy_helper_bytes<T>(hw, hrs));
   const bool   rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
   const int    var = 4 * one + 2 * trans + rev;
