@@ -312,6 +312,21 @@ template <class T> __device__ __forceinline__ T chain_step(T z, const T (&t)[CB]
   for (int c = 0; c < CB; c++) s[c & 3] = fma(t[c], xp[c], s[c & 3]);
   return z - ((s[0] + s[1]) + (s[2] + s[3]));
 }
+// ... with x_{I-1} read by 16-byte broadcasts (xp 16-byte aligned)
+template <class T> __device__ __forceinline__ T chain_step_v(T z, const T (&t)[CB], const T *xp)
+{
+  constexpr int V = 16 / (int)sizeof(T);
+  using vec       = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
+  T s[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+  for (int q = 0; q < CB / V; q++) {
+    const vec v = ((const vec *)xp)[q];
+    const T   e[4] = {v.x, v.y, V == 4 ? ((const T *)&v)[2] : T(0), V == 4 ? ((const T *)&v)[3] : T(0)};
+#pragma unroll
+    for (int u = 0; u < V; u++) s[(q * V + u) & 3] = fma(t[q * V + u], e[u], s[(q * V + u) & 3]);
+  }
+  return z - ((s[0] + s[1]) + (s[2] + s[3]));
+}
 // the reciprocal of the pivot of row `lane` of diagonal tile dg (block row I); a bad pivot is flagged
 template <class T, bool TR, bool RV> __device__ __forceinline__ T pivot_rcp(const ClArgs<T> &a, const T *dg, int I, int lane, bool check)
 {
@@ -940,9 +955,8 @@ template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned 
   const BcastMap<T>   bm(smem_u32(smem + L.xs), smem_u32(xbar), 0, cs, lane);
   const size_t        tiles = (size_t)nb * CB * CB;
   auto                issue = [&](int J, int s) {  // row J's blocks P_{J,1} .. P_{J,min(J,la)} into slot s (lane 0)
-    if (lane == 0) {
+    if (lane == 0) {  // (no proxy fence: the slot's reads are done, their values used, as for a CUTLASS pipeline's release)
       const int nk = J < la ? J : la;
-      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the warp's reads of the slot before the copies
       mbar_expect(pbar + s, (unsigned)(nk * CB * CB * sizeof(T)));
       for (int k = 1; k <= nk; k++)
         bulk_copy(pring + ((size_t)s * la + k - 1) * CB * CB, a.pg + (size_t)(k - 1) * tiles + (size_t)J * CB * CB, CB * CB * (unsigned)sizeof(T), pbar + s);
@@ -965,7 +979,7 @@ template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned 
       T t[CB];
 #pragma unroll
       for (int c = 0; c < CB; c++) t[c] = pt[(size_t)(k - 1) * CB * CB + c * CB + lane];
-      xv = chain_step(xv, t, xp + ((I - k) & (HY_XP - 1)) * CB);
+      xv = chain_step_v(xv, t, xp + ((I - k) & (HY_XP - 1)) * CB);
     }
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
