@@ -967,12 +967,15 @@ template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned 
   unsigned pp = 0, zp = 0;                  // their phases' parity
   for (int I = 0; I < nb; I++) {
     if (I + pr - 1 < nb) issue(I + pr - 1, ps == 0 ? pr - 1 : ps - 1);  // (the slot of row I - 1: read, __syncwarp below)
+    if (a.prof && lane == 0) a.prof[5 * nb + 6 + 4 * I] = gtime();  // (row start)
     bar_wait_cluster(zbar + zs, zp);
     if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: z_0 taken)
+    if (a.prof && lane == 0) a.prof[5 * nb + 7 + 4 * I] = gtime();  // (z_I here)
     T xv = zring[zs * CB + lane];
     __syncwarp();
     if (lane == 0 && I + zr < nb) mbar_expect(zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
     mbar_wait(pbar + ps, pp);
+    if (a.prof && lane == 0) a.prof[5 * nb + 8 + 4 * I] = gtime();  // (P blocks here)
     const T *pt = pring + (size_t)ps * la * CB * CB;
 #pragma unroll 1
     for (int k = I < la ? I : la; k >= 1; k--) {  // x_{I-1} last
@@ -993,6 +996,7 @@ template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned 
       if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
       a.X[a.aidx(row)] = xv;
     }
+    if (a.prof && lane == 0) a.prof[5 * nb + 9 + 4 * I] = gtime();  // (row done)
     if (++ps == pr) {
       ps = 0;
       pp ^= 1u;
@@ -1892,7 +1896,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.zr     = zr;
   a.pr     = pr;
   *used    = true;
-  const size_t nprof = 5 * (size_t)nb + 6;
+  const size_t nprof = 9 * (size_t)nb + 6;  // (the one-CTA chain's critical warp: 4 more per row)
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
     a.prof = (unsigned long long *)sg_ctx_work(ctx, nprof * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
@@ -1909,9 +1913,14 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     auto us = [&](size_t i) { return h[i] ? (h[i] - t0) * 1e-3 : -1.0; };
     fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d la=%d lp=%d one=%d zr=%d pr=%d jobs=%d order=%d (model: peak %.0f GB/s, step %d ns, ratio %.2f) lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
             n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, la, lp, (int)one, zr, pr, njobs, order, peak * 1e-3, step_ns, ratio, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
-    for (int I = 0; I < nb; I++)
-      fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
+    for (int I = 0; I < nb; I++) {
+      fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
+      if (one)  // the critical warp: row start / z_I here / P blocks here / row done
+        fprintf(stderr, " | %9.2f %9.2f %9.2f %9.2f", us(5 * (size_t)nb + 6 + 4 * (size_t)I), us(5 * (size_t)nb + 7 + 4 * (size_t)I), us(5 * (size_t)nb + 8 + 4 * (size_t)I),
+                us(5 * (size_t)nb + 9 + 4 * (size_t)I));
+      fprintf(stderr, "\n");
+    }
   }
   st = sg_dev_report_fetch(ctx, rep, [](sg_report *r, int cls, long long, long long row, double value) { return sg_trsv_report_fail(r, cls, -1, row, value); });
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
