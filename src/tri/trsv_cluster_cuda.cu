@@ -939,56 +939,147 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   }
 }
 
-// The one-CTA chain (a.one): the critical warp of CTA 0 forms every x_I. Shared memory of CTA 0 (the chain layout,
-// its update-warp parts unused): zbar[zr], pbar[pr] in place of rdy, fre, sb; the z ring (zr blocks) and its own x
-// ring (HY_XP blocks) in the P slots; the P ring (pr rows of la blocks, P_{I,k} at (s * la + k - 1) * CB * CB, column-
-// major as in the plan: lane r reads row r conflict-free) in the rings. z_I arrives in slot I % zr from its update
-// warp, which sends it only after x_{I-1-la} has reached it, i.e. after this warp has taken z_{I-zr} (zr > la) and
-// re-armed the slot's barrier. Row J's P blocks are copied into slot J % pr once row J - pr is done.
-template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned cs, int lane)
+// The one-CTA chain (ONE instances): CTA 0 of the chain's cluster owns no block row; three of its warps form every x_I:
+//  - the producer (warp 2, lane 0) copies row J's blocks P_{J,1} .. P_{J,min(J,la)} of the plan into slot J % pr of
+//    the P ring (bulk copies; full barrier pf, empty barrier pe: both readers' lanes);
+//  - warp B (warp 1) takes z_I (sent by row I's update warp into slot I % zr of the z ring) and forms
+//    w_I = z_I - sum_{k = 2 .. la} P_{I,k} x_{I-k}, the older terms first, x_{I-2} last (it waits for it), into slot
+//    I % HY_WR of the w ring;
+//  - the critical warp A (warp 0) forms x_I = w_I - P_{I,1} x_{I-1} and keeps it in its x ring (slot I % HY_XP, its
+//    barrier xrb for B), sends it to every CTA of the cluster (x windows) and to the helpers (LL words), stores it.
+// No x block crosses a CTA on the chain's step: A's only wait is for w_I, one GEMV of B after x_{I-2}.
+// Shared memory of CTA 0 (the chain layout, its update-warp parts unused): zbar[zr], pf[pr], pe[pr] in place of rdy,
+// fre, sb; wbar[HY_WR], xrb[HY_XP] in the scratch rv; the z ring (zr blocks), the x ring (HY_XP), the w ring (HY_WR)
+// in the P slots; the P ring (pr rows of la blocks, P_{I,k} at (s * la + k - 1) * CB * CB, column-major as in the
+// plan: lane r reads row r conflict-free) in the update warps' rings.
+// Flow: z_I is sent only after x_{I-1-la} has reached its update warp, i.e. after B has taken z_{I-zr} (zr > la) and
+// re-armed the slot's barrier; B writes w_J only after x_{J-2} (A has taken w_{J-2}; HY_WR >= 3) and A overwrites
+// x_J's slot with x_{J+HY_XP} only after B's row J + HY_XP > J + la (the last to read x_J). Every barrier's phases are
+// waited in order by warps that cannot fall two phases behind (the same arguments).
+constexpr int HY_WR = 4;  // w ring slots
+struct HyOneSmem {
+  unsigned long long *zbar, *pf, *pe, *wbar, *xrb;
+  size_t              zring, xp, wring;  // byte offsets of the rings (in the P slots)
+};
+template <class T> __device__ __forceinline__ HyOneSmem hy_one_smem(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
 {
-  const int           nb = a.nb, la = a.la, zr = a.zr, pr = a.pr, xr = a.xr, nbar = a.nbar;
-  unsigned long long *xbar = (unsigned long long *)smem, *zbar = xbar + nbar, *pbar = zbar + zr;
-  const T            *zring = (const T *)(smem + L.ps);
-  T                  *xp    = (T *)(smem + L.ps) + (size_t)zr * CB;
-  T                  *pring = (T *)(smem + L.ring);
-  const BcastMap<T>   bm(smem_u32(smem + L.xs), smem_u32(xbar), 0, cs, lane);
-  const size_t        tiles = (size_t)nb * CB * CB;
-  auto                issue = [&](int J, int s) {  // row J's blocks P_{J,1} .. P_{J,min(J,la)} into slot s (lane 0)
-    if (lane == 0) {  // (no proxy fence: the slot's reads are done, their values used, as for a CUTLASS pipeline's release)
-      const int nk = J < la ? J : la;
-      mbar_expect(pbar + s, (unsigned)(nk * CB * CB * sizeof(T)));
-      for (int k = 1; k <= nk; k++)
-        bulk_copy(pring + ((size_t)s * la + k - 1) * CB * CB, a.pg + (size_t)(k - 1) * tiles + (size_t)J * CB * CB, CB * CB * (unsigned)sizeof(T), pbar + s);
+  HyOneSmem m;
+  m.zbar  = (unsigned long long *)smem + a.nbar;
+  m.pf    = m.zbar + a.zr;
+  m.pe    = m.pf + a.pr;
+  m.wbar  = (unsigned long long *)(smem + L.rv);
+  m.xrb   = m.wbar + HY_WR;
+  m.zring = L.ps;
+  m.xp    = m.zring + (size_t)a.zr * CB * sizeof(T);
+  m.wring = m.xp + (size_t)HY_XP * CB * sizeof(T);
+  return m;
+}
+// (its barriers, by thread 0 of CTA 0)
+template <class T> __device__ void hy_one_init(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  for (int k = 0; k < a.zr; k++) {
+    bar_init(m.zbar + k, 1);
+    mbar_expect(m.zbar + k, CB * (unsigned)sizeof(T));  // phase 0: z_k
+  }
+  for (int k = 0; k < a.pr; k++) {
+    bar_init(m.pf + k, 1);
+    bar_init(m.pe + k, 64);  // the lanes of A and B
+  }
+  for (int k = 0; k < HY_WR; k++) bar_init(m.wbar + k, 32);
+  for (int k = 0; k < HY_XP; k++) bar_init(m.xrb + k, 32);
+}
+template <class T> __device__ void hy_one_producer(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  const int       la = a.la, pr = a.pr;
+  T              *pring = (T *)(smem + L.ring);
+  const size_t    tiles = (size_t)a.nb * CB * CB;
+  unsigned        ph = 0;
+  for (int J = 0, s = 0; J < a.nb; J++) {
+    if (J >= pr) mbar_wait(m.pe + s, ph ^ 1u);  // row J - pr read by both (its phase (J / pr) - 1)
+    const int nk = J < la ? J : la;
+    mbar_expect(m.pf + s, (unsigned)(nk * CB * CB * sizeof(T)));
+    for (int k = 1; k <= nk; k++)
+      bulk_copy(pring + ((size_t)s * la + k - 1) * CB * CB, a.pg + (size_t)(k - 1) * tiles + (size_t)J * CB * CB, CB * CB * (unsigned)sizeof(T), m.pf + s);
+    if (++s == pr) {
+      s = 0;
+      ph ^= 1u;
     }
-  };
-  for (int J = 0; J + 1 < pr && J < nb; J++) issue(J, J);
-  int      ps = 0, zs = 0, sI = 0, bI = 0;  // I % pr, I % zr, I % xr, I % nbar
-  unsigned pp = 0, zp = 0;                  // their phases' parity
+  }
+}
+// x -= P(lane, :) xv for the block P (column-major, in shared memory) and an x block xv (16-byte aligned)
+template <class T> __device__ __forceinline__ T one_gemv(T x, const T *P, const T *xv, int lane)
+{
+  T t[CB];
+#pragma unroll
+  for (int c = 0; c < CB; c++) t[c] = P[c * CB + lane];
+  return chain_step_v(x, t, xv);
+}
+template <class T> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  const int       nb = a.nb, la = a.la, zr = a.zr, pr = a.pr;
+  const T        *zring = (const T *)(smem + m.zring), *xp = (const T *)(smem + m.xp), *pring = (const T *)(smem + L.ring);
+  T              *wring = (T *)(smem + m.wring);
+  int             ps = 0, zs = 0;
+  unsigned        pp = 0, zp = 0;
   for (int I = 0; I < nb; I++) {
-    if (I + pr - 1 < nb) issue(I + pr - 1, ps == 0 ? pr - 1 : ps - 1);  // (the slot of row I - 1: read, __syncwarp below)
-    if (a.prof && lane == 0) a.prof[5 * nb + 6 + 4 * I] = gtime();  // (row start)
-    bar_wait_cluster(zbar + zs, zp);
-    if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: z_0 taken)
-    if (a.prof && lane == 0) a.prof[5 * nb + 7 + 4 * I] = gtime();  // (z_I here)
-    T xv = zring[zs * CB + lane];
+    bar_wait_cluster(m.zbar + zs, zp);
+    T w = zring[zs * CB + lane];
     __syncwarp();
-    if (lane == 0 && I + zr < nb) mbar_expect(zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
-    mbar_wait(pbar + ps, pp);
-    if (a.prof && lane == 0) a.prof[5 * nb + 8 + 4 * I] = gtime();  // (P blocks here)
+    if (lane == 0 && I + zr < nb) mbar_expect(m.zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
+    mbar_wait(m.pf + ps, pp);
     const T *pt = pring + (size_t)ps * la * CB * CB;
 #pragma unroll 1
-    for (int k = I < la ? I : la; k >= 1; k--) {  // x_{I-1} last
-      T t[CB];
-#pragma unroll
-      for (int c = 0; c < CB; c++) t[c] = pt[(size_t)(k - 1) * CB * CB + c * CB + lane];
-      xv = chain_step_v(xv, t, xp + ((I - k) & (HY_XP - 1)) * CB);
+    for (int k = I < la ? I : la; k >= 2; k--) {  // x_{I-k}: the older ones are here (B's row I-1 waited for x_{I-3})
+      if (k == 2) mbar_wait(m.xrb + ((I - 2) & (HY_XP - 1)), (unsigned)((I - 2) / HY_XP) & 1u);
+      w = one_gemv(w, pt + (size_t)(k - 1) * CB * CB, xp + ((I - k) & (HY_XP - 1)) * CB, lane);
     }
+    wring[(I % HY_WR) * CB + lane] = w;
+    mbar_arrive(m.wbar + I % HY_WR);  // (every lane: its own store before its arrival)
+    mbar_arrive(m.pe + ps);
+    if (++ps == pr) {
+      ps = 0;
+      pp ^= 1u;
+    }
+    if (++zs == zr) {
+      zs = 0;
+      zp ^= 1u;
+    }
+  }
+}
+template <class T> __device__ void hy_one_a(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned cs, int lane)
+{
+  const HyOneSmem   m = hy_one_smem(a, smem, L);
+  const int         nb = a.nb, la = a.la, pr = a.pr, xr = a.xr, nbar = a.nbar;
+  unsigned long long *xbar = (unsigned long long *)smem;
+  const T          *wring = (const T *)(smem + m.wring), *pring = (const T *)(smem + L.ring);
+  T                *xp = (T *)(smem + m.xp);
+  const BcastMap<T> bm(smem_u32(smem + L.xs), smem_u32(xbar), 0, cs, lane);
+  int               ps = 0, sI = 0, bI = 0;  // I % pr, I % xr, I % nbar
+  unsigned          pp = 0;
+  for (int I = 0; I < nb; I++) {
+    if (a.prof && lane == 0) a.prof[5 * nb + 6 + 4 * I] = gtime();  // (row start)
+    mbar_wait(m.pf + ps, pp);
+    if (a.prof && lane == 0) a.prof[5 * nb + 7 + 4 * I] = gtime();  // (P_{I,1} here)
+    T t[CB];
+    if (I > 0) {
+#pragma unroll
+      for (int c = 0; c < CB; c++) t[c] = pring[(size_t)ps * la * CB * CB + c * CB + lane];
+    }
+    mbar_wait(m.wbar + I % HY_WR, (unsigned)(I / HY_WR) & 1u);
+    if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: w_0 taken)
+    if (a.prof && lane == 0) a.prof[5 * nb + 8 + 4 * I] = gtime();  // (w_I here)
+    T xv = wring[(I % HY_WR) * CB + lane];
+    if (I > 0) xv = chain_step_v(xv, t, xp + ((I - 1) & (HY_XP - 1)) * CB);
+    mbar_arrive(m.pe + ps);
     const int  row  = I * CB + lane;
     const bool real = a.real(row);
     if (!real) xv = T(0);
     xp[(I & (HY_XP - 1)) * CB + lane] = xv;
-    __syncwarp();  // x_I in the ring before the next row's reads; every lane's reads of this row's P slot done
+    __syncwarp();  // x_I in the ring before this warp's next row reads it
+    mbar_arrive(m.xrb + (I & (HY_XP - 1)));  // ... and B's (every lane: its own store before its arrival)
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
     broadcast(xv, sI, bI, bm, lane);
     ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
@@ -1000,10 +1091,6 @@ template <class T> __device__ void hy_critical_one(const HyArgs<T> &a, unsigned 
     if (++ps == pr) {
       ps = 0;
       pp ^= 1u;
-    }
-    if (++zs == zr) {
-      zs = 0;
-      zp ^= 1u;
     }
     if (++sI == xr) sI = 0;
     if (++bI == nbar) bI = 0;
@@ -1040,7 +1127,7 @@ template <class T, bool TR, bool RV, bool ONE> __device__ void hy_update(const H
   T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
   unsigned            g    = 0;  // tiles through the ring so far
-  // the one-CTA chain: rows dealt to ranks 1 .. cs-1; z_I into CTA 0's ring (hy_critical_one)
+  // the one-CTA chain: rows dealt to ranks 1 .. cs-1; z_I into CTA 0's z ring (hy_one_b)
   const int      own = ONE ? (int)rank - 1 : (int)rank, ocs = ONE ? (int)cs - 1 : (int)cs;
   const unsigned zr0 = ONE ? cl_map(smem_u32(smem + L.ps), 0) : 0u, zb0 = ONE ? cl_map(smem_u32(xbar + a.nbar), 0) : 0u;
   for (int k = u, round = 0;; k += U, round++) {
@@ -1331,12 +1418,8 @@ template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__
         bar_init(bars + b, 1);
         mbar_expect(bars + b, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_b's bytes have come
       }
-      if (ONE && rank == 0) {  // zbar[zr] (phase 0 armed: z_0 .. z_{zr-1}), pbar[pr] (hy_critical_one)
-        for (int k = 0; k < a.zr; k++) {
-          bar_init(bars + a.nbar + k, 1);
-          mbar_expect(bars + a.nbar + k, CB * (unsigned)sizeof(T));
-        }
-        for (int k = 0; k < a.pr; k++) bar_init(bars + a.nbar + a.zr + k, 1);
+      if (ONE && rank == 0) {
+        hy_one_init<T>(a, smem, L);
       } else {
         for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nbar + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
         for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nbar + 2 * a.U + k, 1);
@@ -1352,9 +1435,11 @@ template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[5 * a.nb + 3] = gtime();  // (start-up: the cluster barrier passed)
     if (w == 0) {
       if constexpr (!ONE) hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
-      else if (rank == 0) hy_critical_one<T>(a, smem, L, cs, lane);
-    } else if (w <= a.U) {
+      else if (rank == 0) hy_one_a<T>(a, smem, L, cs, lane);
+    } else if (w <= a.U) {  // (the one-CTA chain: U >= 2)
       if (!ONE || rank > 0) hy_update<T, TR, RV, ONE>(a, &tmap, smem, L, rank, cs, w - 1, lane);
+      else if (w == 1) hy_one_b<T>(a, smem, L, lane);
+      else if (w == 2 && lane == 0) hy_one_producer<T>(a, smem, L);
     } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
       if (lane == 0) hy_xbar_warp<T>(a, smem);
       __syncwarp();
@@ -1763,7 +1848,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, lal).total;
   // the one-CTA chain's rings: zr z blocks, pr rows of P blocks (in CTA 0's update-warp rings), their barriers in place of rdy, fre, sb
   const int zr = one_zr_env, pr = std::min(one_pr_env, U * rs / std::max(1, la));
-  if (one && (pr < 2 || zr + pr > 2 * U + U * rs)) one = false;
+  if (one && (U < 2 || pr < 2 || zr + 2 * pr > 2 * U + U * rs)) one = false;  // (hy_one_smem: warps A, B, producer; barriers in rdy, fre, sb)
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
   // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
@@ -1916,7 +2001,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     for (int I = 0; I < nb; I++) {
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
-      if (one)  // the critical warp: row start / z_I here / P blocks here / row done
+      if (one)  // the critical warp A: row start / P_{I,1} here / w_I here / row done
         fprintf(stderr, " | %9.2f %9.2f %9.2f %9.2f", us(5 * (size_t)nb + 6 + 4 * (size_t)I), us(5 * (size_t)nb + 7 + 4 * (size_t)I), us(5 * (size_t)nb + 8 + 4 * (size_t)I),
                 us(5 * (size_t)nb + 9 + 4 * (size_t)I));
       fprintf(stderr, "\n");
