@@ -939,27 +939,29 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   }
 }
 
-// The one-CTA chain (ONE instances): CTA 0 of the chain's cluster owns no block row; three of its warps form every x_I:
+// The one-CTA chain (ONE instances): CTA 0 of the chain's cluster owns no block row; five of its warps form every x_I:
 //  - the producer (warp 2, lane 0) copies row J's blocks P_{J,1} .. P_{J,min(J,la)} of the plan into slot J % pr of
-//    the P ring (bulk copies; full barrier pf, empty barrier pe: both readers' lanes);
-//  - warp B (warp 1) takes z_I (sent by row I's update warp into slot I % zr of the z ring) and forms
-//    w_I = z_I - sum_{k = 2 .. la} P_{I,k} x_{I-k}, the older terms first, x_{I-2} last (it waits for it), into slot
-//    I % HY_WR of the w ring;
-//  - the critical warp A (warp 0) forms x_I = w_I - P_{I,1} x_{I-1} and keeps it in its x ring (slot I % HY_XP, its
-//    barrier xrb for B), sends it to every CTA of the cluster (x windows) and to the helpers (LL words), stores it.
-// No x block crosses a CTA on the chain's step: A's only wait is for w_I, one GEMV of B after x_{I-2}.
+//    the P ring (bulk copies; full barrier pf, empty barrier pe: the lanes of A, B1, B2);
+//  - warp B2 (warp 3) takes z_I (sent by row I's update warp into slot I % zr of the z ring) and forms
+//    v_I = z_I - sum_{k = 3 .. la} P_{I,k} x_{I-k} (x blocks that are there) into the v ring;
+//  - warp B1 (warp 1) forms w_I = v_I - P_{I,2} x_{I-2} once x_{I-2} is there, into the w ring;
+//  - the critical warp A (warp 0) forms x_I = w_I - P_{I,1} x_{I-1} into its x ring (slot I % HY_XP, barrier xrb);
+//  - warp C (warp 4) sends x_I to every CTA of the cluster (x windows) and to the helpers (LL words), stores it, and
+//    frees its slot (xcb).
+// No x block crosses a CTA on the chain's step: A's only wait is for w_I, one GEMV of B1 after x_{I-2}.
 // Shared memory of CTA 0 (the chain layout, its update-warp parts unused): zbar[zr], pf[pr], pe[pr] in place of rdy,
-// fre, sb; wbar[HY_WR], xrb[HY_XP] in the scratch rv; the z ring (zr blocks), the x ring (HY_XP), the w ring (HY_WR)
-// in the P slots; the P ring (pr rows of la blocks, P_{I,k} at (s * la + k - 1) * CB * CB, column-major as in the
-// plan: lane r reads row r conflict-free) in the update warps' rings.
-// Flow: z_I is sent only after x_{I-1-la} has reached its update warp, i.e. after B has taken z_{I-zr} (zr > la) and
-// re-armed the slot's barrier; B writes w_J only after x_{J-2} (A has taken w_{J-2}; HY_WR >= 3) and A overwrites
-// x_J's slot with x_{J+HY_XP} only after B's row J + HY_XP > J + la (the last to read x_J). Every barrier's phases are
-// waited in order by warps that cannot fall two phases behind (the same arguments).
-constexpr int HY_WR = 4;  // w ring slots
+// fre, sb; wbar, vbar[HY_WR], xrb, xcb[HY_XP] in the scratch rv; the z ring (zr blocks), the x ring (HY_XP), the w
+// and v rings (HY_WR) in the P slots; the P ring (pr rows of la blocks, P_{I,k} at (s * la + k - 1) * CB * CB,
+// column-major as in the plan: lane r reads row r conflict-free) in the update warps' rings.
+// Flow: z_I is sent only after x_{I-1-la} has reached its update warp, i.e. after B2 has taken z_{I-zr} (zr > la) and
+// re-armed the slot's barrier; v_J and w_J are written only after x_{J-2} (or z_J: after x_{J-2}), i.e. after their
+// slots' previous blocks J - HY_WR were taken; A overwrites x_J's slot with x_{J+HY_XP} only after C took x_J and
+// after B1 / B2's row J + HY_XP > J + la (the last to read x_J) gave w_{J+HY_XP}. Every barrier's phases are waited
+// in order by warps that cannot fall two phases behind (the same arguments).
+constexpr int HY_WR = 4;  // w and v ring slots
 struct HyOneSmem {
-  unsigned long long *zbar, *pf, *pe, *wbar, *xrb;
-  size_t              zring, xp, wring;  // byte offsets of the rings (in the P slots)
+  unsigned long long *zbar, *pf, *pe, *wbar, *vbar, *xrb, *xcb;
+  size_t              zring, xp, wring, vring;  // byte offsets of the rings (in the P slots)
 };
 template <class T> __device__ __forceinline__ HyOneSmem hy_one_smem(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
 {
@@ -968,10 +970,13 @@ template <class T> __device__ __forceinline__ HyOneSmem hy_one_smem(const HyArgs
   m.pf    = m.zbar + a.zr;
   m.pe    = m.pf + a.pr;
   m.wbar  = (unsigned long long *)(smem + L.rv);
-  m.xrb   = m.wbar + HY_WR;
+  m.vbar  = m.wbar + HY_WR;
+  m.xrb   = m.vbar + HY_WR;
+  m.xcb   = m.xrb + HY_XP;
   m.zring = L.ps;
   m.xp    = m.zring + (size_t)a.zr * CB * sizeof(T);
   m.wring = m.xp + (size_t)HY_XP * CB * sizeof(T);
+  m.vring = m.wring + (size_t)HY_WR * CB * sizeof(T);
   return m;
 }
 // (its barriers, by thread 0 of CTA 0)
@@ -984,10 +989,9 @@ template <class T> __device__ void hy_one_init(const HyArgs<T> &a, unsigned char
   }
   for (int k = 0; k < a.pr; k++) {
     bar_init(m.pf + k, 1);
-    bar_init(m.pe + k, 64);  // the lanes of A and B
+    bar_init(m.pe + k, 96);  // the lanes of A, B1, B2
   }
-  for (int k = 0; k < HY_WR; k++) bar_init(m.wbar + k, 32);
-  for (int k = 0; k < HY_XP; k++) bar_init(m.xrb + k, 32);
+  for (int k = 0; k < 2 * HY_WR + 2 * HY_XP; k++) bar_init(m.wbar + k, 32);  // wbar, vbar, xrb, xcb: one warp's lanes
 }
 template <class T> __device__ void hy_one_producer(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
 {
@@ -997,7 +1001,7 @@ template <class T> __device__ void hy_one_producer(const HyArgs<T> &a, unsigned 
   const size_t    tiles = (size_t)a.nb * CB * CB;
   unsigned        ph = 0;
   for (int J = 0, s = 0; J < a.nb; J++) {
-    if (J >= pr) mbar_wait(m.pe + s, ph ^ 1u);  // row J - pr read by both (its phase (J / pr) - 1)
+    if (J >= pr) mbar_wait(m.pe + s, ph ^ 1u);  // row J - pr read by all three (its phase (J / pr) - 1)
     const int nk = J < la ? J : la;
     mbar_expect(m.pf + s, (unsigned)(nk * CB * CB * sizeof(T)));
     for (int k = 1; k <= nk; k++)
@@ -1008,36 +1012,51 @@ template <class T> __device__ void hy_one_producer(const HyArgs<T> &a, unsigned 
     }
   }
 }
-// x -= P(lane, :) xv for the block P (column-major, in shared memory) and an x block xv (16-byte aligned)
-template <class T> __device__ __forceinline__ T one_gemv(T x, const T *P, const T *xv, int lane)
+// row `lane` of the block P (column-major, in shared memory)
+template <class T> __device__ __forceinline__ void one_row(T (&t)[CB], const T *P, int lane)
 {
-  T t[CB];
 #pragma unroll
   for (int c = 0; c < CB; c++) t[c] = P[c * CB + lane];
-  return chain_step_v(x, t, xv);
 }
-template <class T> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
+// B2 (k0 = 3: v_I from z_I) and B1 (k0 = 2: w_I from v_I)
+template <class T, int K0> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
 {
   const HyOneSmem m = hy_one_smem(a, smem, L);
   const int       nb = a.nb, la = a.la, zr = a.zr, pr = a.pr;
-  const T        *zring = (const T *)(smem + m.zring), *xp = (const T *)(smem + m.xp), *pring = (const T *)(smem + L.ring);
-  T              *wring = (T *)(smem + m.wring);
+  const T        *xp = (const T *)(smem + m.xp), *pring = (const T *)(smem + L.ring);
+  const T        *in  = (const T *)(smem + (K0 == 3 ? m.zring : m.vring));
+  T              *out = (T *)(smem + (K0 == 3 ? m.vring : m.wring));
+  unsigned long long *obar = K0 == 3 ? m.vbar : m.wbar;
   int             ps = 0, zs = 0;
   unsigned        pp = 0, zp = 0;
   for (int I = 0; I < nb; I++) {
-    bar_wait_cluster(m.zbar + zs, zp);
-    T w = zring[zs * CB + lane];
-    __syncwarp();
-    if (lane == 0 && I + zr < nb) mbar_expect(m.zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
+    T w;
+    if (K0 == 3) {
+      bar_wait_cluster(m.zbar + zs, zp);
+      w = in[zs * CB + lane];
+      __syncwarp();
+      if (lane == 0 && I + zr < nb) mbar_expect(m.zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
+    } else {
+      mbar_wait(m.vbar + I % HY_WR, (unsigned)(I / HY_WR) & 1u);
+      w = in[(I % HY_WR) * CB + lane];
+    }
     mbar_wait(m.pf + ps, pp);
     const T *pt = pring + (size_t)ps * la * CB * CB;
+    T        t[CB];
+    if (K0 == 3) {
+      if (I >= 3 && la >= 3) mbar_wait(m.xrb + ((I - 3) & (HY_XP - 1)), (unsigned)((I - 3) / HY_XP) & 1u);  // x_{I-3} (and the older ones)
 #pragma unroll 1
-    for (int k = I < la ? I : la; k >= 2; k--) {  // x_{I-k}: the older ones are here (B's row I-1 waited for x_{I-3})
-      if (k == 2) mbar_wait(m.xrb + ((I - 2) & (HY_XP - 1)), (unsigned)((I - 2) / HY_XP) & 1u);
-      w = one_gemv(w, pt + (size_t)(k - 1) * CB * CB, xp + ((I - k) & (HY_XP - 1)) * CB, lane);
+      for (int k = I < la ? I : la; k >= 3; k--) {
+        one_row(t, pt + (size_t)(k - 1) * CB * CB, lane);
+        w = chain_step_v(w, t, xp + ((I - k) & (HY_XP - 1)) * CB);
+      }
+    } else if (I >= 2 && la >= 2) {
+      one_row(t, pt + CB * CB, lane);  // P_{I,2}'s row before the wait
+      mbar_wait(m.xrb + ((I - 2) & (HY_XP - 1)), (unsigned)((I - 2) / HY_XP) & 1u);
+      w = chain_step_v(w, t, xp + ((I - 2) & (HY_XP - 1)) * CB);
     }
-    wring[(I % HY_WR) * CB + lane] = w;
-    mbar_arrive(m.wbar + I % HY_WR);  // (every lane: its own store before its arrival)
+    out[(I % HY_WR) * CB + lane] = w;
+    mbar_arrive(obar + I % HY_WR);  // (every lane: its own store before its arrival)
     mbar_arrive(m.pe + ps);
     if (++ps == pr) {
       ps = 0;
@@ -1049,49 +1068,56 @@ template <class T> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *s
     }
   }
 }
-template <class T> __device__ void hy_one_a(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned cs, int lane)
+template <class T> __device__ void hy_one_a(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
 {
-  const HyOneSmem   m = hy_one_smem(a, smem, L);
-  const int         nb = a.nb, la = a.la, pr = a.pr, xr = a.xr, nbar = a.nbar;
-  unsigned long long *xbar = (unsigned long long *)smem;
-  const T          *wring = (const T *)(smem + m.wring), *pring = (const T *)(smem + L.ring);
-  T                *xp = (T *)(smem + m.xp);
-  const BcastMap<T> bm(smem_u32(smem + L.xs), smem_u32(xbar), 0, cs, lane);
-  int               ps = 0, sI = 0, bI = 0;  // I % pr, I % xr, I % nbar
-  unsigned          pp = 0;
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  const int       nb = a.nb, la = a.la, pr = a.pr;
+  const T        *wring = (const T *)(smem + m.wring), *pring = (const T *)(smem + L.ring);
+  T              *xp = (T *)(smem + m.xp);
+  int             ps = 0;
+  unsigned        pp = 0;
   for (int I = 0; I < nb; I++) {
     if (a.prof && lane == 0) a.prof[5 * nb + 6 + 4 * I] = gtime();  // (row start)
     mbar_wait(m.pf + ps, pp);
     if (a.prof && lane == 0) a.prof[5 * nb + 7 + 4 * I] = gtime();  // (P_{I,1} here)
     T t[CB];
-    if (I > 0) {
-#pragma unroll
-      for (int c = 0; c < CB; c++) t[c] = pring[(size_t)ps * la * CB * CB + c * CB + lane];
-    }
+    if (I > 0) one_row(t, pring + (size_t)ps * la * CB * CB, lane);
     mbar_wait(m.wbar + I % HY_WR, (unsigned)(I / HY_WR) & 1u);
     if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: w_0 taken)
     if (a.prof && lane == 0) a.prof[5 * nb + 8 + 4 * I] = gtime();  // (w_I here)
     T xv = wring[(I % HY_WR) * CB + lane];
     if (I > 0) xv = chain_step_v(xv, t, xp + ((I - 1) & (HY_XP - 1)) * CB);
     mbar_arrive(m.pe + ps);
-    const int  row  = I * CB + lane;
-    const bool real = a.real(row);
-    if (!real) xv = T(0);
+    if (!a.real(I * CB + lane)) xv = T(0);
+    if (I >= HY_XP) mbar_wait(m.xcb + (I & (HY_XP - 1)), (unsigned)(I / HY_XP - 1) & 1u);  // C has taken x_{I-HY_XP}
     xp[(I & (HY_XP - 1)) * CB + lane] = xv;
     __syncwarp();  // x_I in the ring before this warp's next row reads it
-    mbar_arrive(m.xrb + (I & (HY_XP - 1)));  // ... and B's (every lane: its own store before its arrival)
+    mbar_arrive(m.xrb + (I & (HY_XP - 1)));  // ... and B1's, B2's, C's (every lane: its own store before its arrival)
     if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
-    broadcast(xv, sI, bI, bm, lane);
-    ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
-    if (real) {
-      if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
-      a.X[a.aidx(row)] = xv;
-    }
-    if (a.prof && lane == 0) a.prof[5 * nb + 9 + 4 * I] = gtime();  // (row done)
     if (++ps == pr) {
       ps = 0;
       pp ^= 1u;
     }
+  }
+}
+template <class T> __device__ void hy_one_c(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned cs, int lane)
+{
+  const HyOneSmem   m = hy_one_smem(a, smem, L);
+  const int         nb = a.nb, xr = a.xr, nbar = a.nbar;
+  const T          *xp = (const T *)(smem + m.xp);
+  const BcastMap<T> bm(smem_u32(smem + L.xs), smem_u32(smem), 0, cs, lane);
+  for (int I = 0, sI = 0, bI = 0; I < nb; I++) {  // sI = I % xr, bI = I % nbar
+    mbar_wait(m.xrb + (I & (HY_XP - 1)), (unsigned)(I / HY_XP) & 1u);
+    const T xv = xp[(I & (HY_XP - 1)) * CB + lane];
+    mbar_arrive(m.xcb + (I & (HY_XP - 1)));
+    broadcast(xv, sI, bI, bm, lane);
+    ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
+    const int row = I * CB + lane;
+    if (a.real(row)) {
+      if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
+      a.X[a.aidx(row)] = xv;
+    }
+    if (a.prof && lane == 0) a.prof[5 * nb + 9 + 4 * I] = gtime();  // (x_I sent)
     if (++sI == xr) sI = 0;
     if (++bI == nbar) bI = 0;
   }
@@ -1435,11 +1461,13 @@ template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[5 * a.nb + 3] = gtime();  // (start-up: the cluster barrier passed)
     if (w == 0) {
       if constexpr (!ONE) hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
-      else if (rank == 0) hy_one_a<T>(a, smem, L, cs, lane);
-    } else if (w <= a.U) {  // (the one-CTA chain: U >= 2)
+      else if (rank == 0) hy_one_a<T>(a, smem, L, lane);
+    } else if (w <= a.U) {  // (the one-CTA chain: U >= 4)
       if (!ONE || rank > 0) hy_update<T, TR, RV, ONE>(a, &tmap, smem, L, rank, cs, w - 1, lane);
-      else if (w == 1) hy_one_b<T>(a, smem, L, lane);
+      else if (w == 1) hy_one_b<T, 2>(a, smem, L, lane);
       else if (w == 2 && lane == 0) hy_one_producer<T>(a, smem, L);
+      else if (w == 3) hy_one_b<T, 3>(a, smem, L, lane);
+      else if (w == 4) hy_one_c<T>(a, smem, L, cs, lane);
     } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
       if (lane == 0) hy_xbar_warp<T>(a, smem);
       __syncwarp();
@@ -1848,7 +1876,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, lal).total;
   // the one-CTA chain's rings: zr z blocks, pr rows of P blocks (in CTA 0's update-warp rings), their barriers in place of rdy, fre, sb
   const int zr = one_zr_env, pr = std::min(one_pr_env, U * rs / std::max(1, la));
-  if (one && (U < 2 || pr < 2 || zr + 2 * pr > 2 * U + U * rs)) one = false;  // (hy_one_smem: warps A, B, producer; barriers in rdy, fre, sb)
+  if (one && (U < 4 || pr < 2 || zr + 2 * pr > 2 * U + U * rs)) one = false;  // (hy_one_smem: warps A, B1, producer, B2, C; barriers in rdy, fre, sb)
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
   // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
@@ -2001,7 +2029,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     for (int I = 0; I < nb; I++) {
       fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
-      if (one)  // the critical warp A: row start / P_{I,1} here / w_I here / row done
+      if (one)  // the critical warp A: row start / P_{I,1} here / w_I here; warp C: x_I sent
         fprintf(stderr, " | %9.2f %9.2f %9.2f %9.2f", us(5 * (size_t)nb + 6 + 4 * (size_t)I), us(5 * (size_t)nb + 7 + 4 * (size_t)I), us(5 * (size_t)nb + 8 + 4 * (size_t)I),
                 us(5 * (size_t)nb + 9 + 4 * (size_t)I));
       fprintf(stderr, "\n");
