@@ -858,7 +858,7 @@ template <class T> struct HyArgs : ClArgs<T> {
   // 1 .. cs-1) send z_I into CTA 0's ring of zr slots (st.async, counted on zbar), and its critical warp streams the
   // plan's P_{I,k} through a ring of pr rows (bulk copies, pr - 1 rows ahead). A filled plan only.
   bool       one;
-  int        zr, pr;
+  int        zr, pr, b2;  // (b2: B2 warps, 1 or 2)
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
@@ -1018,8 +1018,9 @@ template <class T> __device__ __forceinline__ void one_row(T (&t)[CB], const T *
 #pragma unroll
   for (int c = 0; c < CB; c++) t[c] = P[c * CB + lane];
 }
-// B2 (k0 = 3: v_I from z_I) and B1 (k0 = 2: w_I from v_I)
-template <class T, int K0> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
+// B2 (k0 = 3: v_I from z_I; with two B2 warps (a.b2), warp 3 takes the even rows, warp 5 the odd ones) and B1 (k0 = 2: w_I
+// from v_I; every row), rows I = i0, i0 + di, ...
+template <class T, int K0> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int i0, int di, int lane)
 {
   const HyOneSmem m = hy_one_smem(a, smem, L);
   const int       nb = a.nb, la = a.la, zr = a.zr, pr = a.pr;
@@ -1027,10 +1028,10 @@ template <class T, int K0> __device__ void hy_one_b(const HyArgs<T> &a, unsigned
   const T        *in  = (const T *)(smem + (K0 == 3 ? m.zring : m.vring));
   T              *out = (T *)(smem + (K0 == 3 ? m.vring : m.wring));
   unsigned long long *obar = K0 == 3 ? m.vbar : m.wbar;
-  int             ps = 0, zs = 0;
-  unsigned        pp = 0, zp = 0;
-  for (int I = 0; I < nb; I++) {
-    T w;
+  for (int I = i0; I < nb; I += di) {
+    const int      ps = I % pr, zs = I % zr;
+    const unsigned pp = (unsigned)(I / pr) & 1u, zp = (unsigned)(I / zr) & 1u;
+    T              w;
     if (K0 == 3) {
       bar_wait_cluster(m.zbar + zs, zp);
       w = in[zs * CB + lane];
@@ -1058,14 +1059,6 @@ template <class T, int K0> __device__ void hy_one_b(const HyArgs<T> &a, unsigned
     out[(I % HY_WR) * CB + lane] = w;
     mbar_arrive(obar + I % HY_WR);  // (every lane: its own store before its arrival)
     mbar_arrive(m.pe + ps);
-    if (++ps == pr) {
-      ps = 0;
-      pp ^= 1u;
-    }
-    if (++zs == zr) {
-      zs = 0;
-      zp ^= 1u;
-    }
   }
 }
 template <class T> __device__ void hy_one_a(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
@@ -1464,10 +1457,11 @@ template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__
       else if (rank == 0) hy_one_a<T>(a, smem, L, lane);
     } else if (w <= a.U) {  // (the one-CTA chain: U >= 4)
       if (!ONE || rank > 0) hy_update<T, TR, RV, ONE>(a, &tmap, smem, L, rank, cs, w - 1, lane);
-      else if (w == 1) hy_one_b<T, 2>(a, smem, L, lane);
+      else if (w == 1) hy_one_b<T, 2>(a, smem, L, 0, 1, lane);
       else if (w == 2 && lane == 0) hy_one_producer<T>(a, smem, L);
-      else if (w == 3) hy_one_b<T, 3>(a, smem, L, lane);
+      else if (w == 3) hy_one_b<T, 3>(a, smem, L, 0, a.b2, lane);
       else if (w == 4) hy_one_c<T>(a, smem, L, cs, lane);
+      else if (w == 5 && a.b2 == 2) hy_one_b<T, 3>(a, smem, L, 1, 2, lane);
     } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
       if (lane == 0) hy_xbar_warp<T>(a, smem);
       __syncwarp();
@@ -1787,6 +1781,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // the one-CTA chain (HyArgs::one; experiment, off by default): its look-ahead (the plan's blocks P_{I,k} per row)
   static const int one_env = env_int("SG_TRSV_HYB_ONE", 0, 0, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 4, 1, HY_LMAX);
   static const int one_zr_env = env_int("SG_TRSV_HYB_ONE_ZR", 8, 2, 16), one_pr_env = env_int("SG_TRSV_HYB_ONE_PR", 32, 2, 64);
+  static const int one_b2_env = env_int("SG_TRSV_HYB_ONE_B2", 2, 1, 2);  // B2 warps where the CTA has them (U >= 5)
   // op = T update warps: the window partials summed through shared memory (1, transpose_sum) or by the shuffle
   // reduce-scatter (0) after the row's last window x. The reduce-scatter's ~386 instructions were on the chain's
   // step (0.472 against op = N's 0.384 us per block row at fp64 n = 4096). Measured on the H200, same lease, two
@@ -2008,6 +2003,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.one    = one;
   a.zr     = zr;
   a.pr     = pr;
+  a.b2     = U >= 5 && one_b2_env == 2 ? 2 : 1;
   *used    = true;
   const size_t nprof = 9 * (size_t)nb + 6;  // (the one-CTA chain's critical warp: 4 more per row)
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
