@@ -1778,8 +1778,14 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 0, 0, HY_RING_MAX);  // 0: automatic
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
-  // the one-CTA chain (HyArgs::one; experiment, off by default): its look-ahead (the plan's blocks P_{I,k} per row)
-  static const int one_env = env_int("SG_TRSV_HYB_ONE", 0, 0, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 4, 1, HY_LMAX);
+  // The one-CTA chain (HyArgs::one, ONE instances; SG_TRSV_HYB_ONE: -1 automatic, 0 off, 1 wherever a plan's solve
+  // runs here) and its look-ahead (SG_TRSV_HYB_ONE_LA, the plan's blocks P_{I,k} per row; 0: 4 with two B2 warps, i.e.
+  // six warps per CTA, else 3). Measured on an H200 against the chain across CTAs, planned solves, us (bench/trsv/
+  // README.md, twenty-eighth session; same lease): fp32 op = T LT / UT n = 16384 200.7 / 200.6 -> 187.4 / 184.7, 20480
+  // 265.2 / 259.9 -> 263.9 / 254.9, 24576 338.7 / 331.9 -> 337.2 / 327.6, 32768 585.7 / 577.6 -> 585.0 / 572.7; fp32
+  // op = N within -1.0 .. +0.8 % (UN 20480 284.1 -> 286.3); fp64 (look-ahead 3) n = 16384 -0.4 .. -1.2 %, 20480 .. 32768
+  // within +-0.4 %. So by default: fp32 op = T from n = 16384 (where the chain sets the pace).
+  static const int one_env = env_int("SG_TRSV_HYB_ONE", -1, -1, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 0, 0, HY_LMAX);
   static const int one_zr_env = env_int("SG_TRSV_HYB_ONE_ZR", 8, 2, 16), one_pr_env = env_int("SG_TRSV_HYB_ONE_PR", 32, 2, 64);
   static const int one_b2_env = env_int("SG_TRSV_HYB_ONE_B2", 2, 1, 2);  // B2 warps where the CTA has them (U >= 5)
   // op = T update warps: the window partials summed through shared memory (1, transpose_sum) or by the shuffle
@@ -1843,9 +1849,11 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int la_auto = hp ? ((f32 && n < 24576) || tr || (!f32 && n <= 12288) || n <= cl_plan_maxn<T>() ? 2 : 1) : (tr && n < (f32 ? 20480 : 14336) ? 2 : 1);
   const bool pre    = hp && hp->filled;
   // lp: the blocks P_{I,k} per row the inversions form (a filled plan's: hp->la); la: this solve's look-ahead
-  const bool one_ok = one_env && hp && n > cl_plan_maxn<T>() && cs >= 3;
-  const int  la0    = la_env ? la_env : la_auto;
-  const int  lp     = pre ? hp->la : hp && one_ok ? std::max(la0, one_la_env) : la0;
+  const bool one_want = one_env == 1 || (one_env == -1 && f32 && tr && n >= 16384);
+  const bool one_ok   = one_want && hp && n > cl_plan_maxn<T>() && cs >= 3;
+  const int  one_la   = one_la_env ? one_la_env : U >= 5 && one_b2_env == 2 ? 4 : 3;
+  const int  la0      = la_env ? la_env : la_auto;
+  const int  lp       = pre ? hp->la : hp && one_ok ? std::max(la0, one_la) : la0;
   bool       one    = pre && one_ok && W >= lp + 2 && lp + 1 <= one_zr_env;  // (W: every row past lp waits for an x, the z ring's flow control)
   const int  la     = one ? lp : std::min(pre ? lp : la0, 2);
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
