@@ -834,7 +834,7 @@ constexpr int HY_WARPS = 8;      // warps per CTA (both roles; fp64 gets 255 reg
 constexpr int HY_RING_MAX = 16;  // helper ring slots per warp, at most
 constexpr int HY_XPF = 6;        // helper: x loads in flight (tiles ahead)
 constexpr int HY_LMAX = 4;       // P_{I,k} blocks per row, at most (HyArgs::lp)
-constexpr int HY_XP = 8;         // the one-CTA chain: x blocks its critical warp keeps (a ring, > HY_LMAX)
+constexpr int HY_XP = 8;         // the one-CTA chain: x blocks CTA 0 keeps (a ring, > HY_LMAX)
 
 template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
@@ -852,13 +852,10 @@ template <class T> struct HyArgs : ClArgs<T> {
   // The blocks P_{I,k} = Dinv_I M(I, I-k), k = 1 .. lp, that the inversion jobs form (P_{I,1} = P_I, P_{I,2} = Q_I; in
   // pg + ((k - 1) * nb + I) * CB * CB): lp >= la, and lp > 2 only for the one-CTA chain (one) or a plan made for it.
   int        lp;
-  // one: the one-CTA chain (SG_TRSV_HYB_ONE): CTA 0 of the chain's cluster owns no block row; its critical warp forms
-  // every x_I = z_I - sum_{k <= la} P_{I,k} x_{I-k} from x blocks it keeps in registers' reach (its own shared memory),
-  // so no x crosses a CTA on the chain's critical path. The other CTAs' update warps (rows dealt round-robin to ranks
-  // 1 .. cs-1) send z_I into CTA 0's ring of zr slots (st.async, counted on zbar), and its critical warp streams the
-  // plan's P_{I,k} through a ring of pr rows (bulk copies, pr - 1 rows ahead). A filled plan only.
+  // one: this launch runs the one-CTA chain (the ONE kernel instance; hy_one_*, below; a filled plan only), with a z
+  // ring of zr blocks, a P ring of pr rows and b2 B2 warps (1 or 2)
   bool       one;
-  int        zr, pr, b2;  // (b2: B2 warps, 1 or 2)
+  int        zr, pr, b2;
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
