@@ -312,6 +312,21 @@ template <class T> __device__ __forceinline__ T chain_step(T z, const T (&t)[CB]
   for (int c = 0; c < CB; c++) s[c & 3] = fma(t[c], xp[c], s[c & 3]);
   return z - ((s[0] + s[1]) + (s[2] + s[3]));
 }
+// ... with x_{I-1} read by 16-byte broadcasts (xp 16-byte aligned)
+template <class T> __device__ __forceinline__ T chain_step_v(T z, const T (&t)[CB], const T *xp)
+{
+  constexpr int V = 16 / (int)sizeof(T);
+  using vec       = typename std::conditional<sizeof(T) == 8, double2, float4>::type;
+  T s[4] = {T(0), T(0), T(0), T(0)};
+#pragma unroll
+  for (int q = 0; q < CB / V; q++) {
+    const vec v = ((const vec *)xp)[q];
+    const T   e[4] = {v.x, v.y, V == 4 ? ((const T *)&v)[2] : T(0), V == 4 ? ((const T *)&v)[3] : T(0)};
+#pragma unroll
+    for (int u = 0; u < V; u++) s[(q * V + u) & 3] = fma(t[q * V + u], e[u], s[(q * V + u) & 3]);
+  }
+  return z - ((s[0] + s[1]) + (s[2] + s[3]));
+}
 // the reciprocal of the pivot of row `lane` of diagonal tile dg (block row I); a bad pivot is flagged
 template <class T, bool TR, bool RV> __device__ __forceinline__ T pivot_rcp(const ClArgs<T> &a, const T *dg, int I, int lane, bool check)
 {
@@ -818,6 +833,8 @@ template <class T> __global__ void __launch_bounds__(32) trsv_pair_kernel(const 
 constexpr int HY_WARPS = 8;      // warps per CTA (both roles; fp64 gets 255 registers)
 constexpr int HY_RING_MAX = 16;  // helper ring slots per warp, at most
 constexpr int HY_XPF = 6;        // helper: x loads in flight (tiles ahead)
+constexpr int HY_LMAX = 4;       // P_{I,k} blocks per row, at most (HyArgs::lp)
+constexpr int HY_XP = 8;         // the one-CTA chain: x blocks CTA 0 keeps (a ring, > HY_LMAX)
 
 template <class T> struct HyArgs : ClArgs<T> {
   using R = typename LLw<T>::raw;
@@ -832,6 +849,13 @@ template <class T> struct HyArgs : ClArgs<T> {
   bool       hfence;  // helpers: proxy fence before refilling a slot (SG_TRSV_HYB_FENCE, experiment)
   bool       ttail;   // op = T update warps: the window partials summed through shared memory (transpose_sum, SG_TRSV_T_TAIL), not by the reduce-scatter
   bool       pre;     // Dinv_I, P_I (Q_I) are already in dg, pg (qg): no inversion jobs, no flags to wait for
+  // The blocks P_{I,k} = Dinv_I M(I, I-k), k = 1 .. lp, that the inversion jobs form (P_{I,1} = P_I, P_{I,2} = Q_I; in
+  // pg + ((k - 1) * nb + I) * CB * CB): lp >= la, and lp > 2 only for the one-CTA chain (one) or a plan made for it.
+  int        lp;
+  // one: this launch runs the one-CTA chain (the ONE kernel instance; hy_one_*, below; a filled plan only), with a z
+  // ring of zr blocks, a P ring of pr rows and b2 B2 warps (1 or 2)
+  bool       one;
+  int        zr, pr, b2;
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
@@ -912,6 +936,183 @@ template <class T, bool TR, bool RV> __device__ void hy_critical(const HyArgs<T>
   }
 }
 
+// The one-CTA chain (ONE instances): CTA 0 of the chain's cluster owns no block row; five of its warps form every x_I:
+//  - the producer (warp 2, lane 0) copies row J's blocks P_{J,1} .. P_{J,min(J,la)} of the plan into slot J % pr of
+//    the P ring (bulk copies; full barrier pf, empty barrier pe: the lanes of A, B1, B2);
+//  - warp B2 (warp 3) takes z_I (sent by row I's update warp into slot I % zr of the z ring) and forms
+//    v_I = z_I - sum_{k = 3 .. la} P_{I,k} x_{I-k} (x blocks that are there) into the v ring;
+//  - warp B1 (warp 1) forms w_I = v_I - P_{I,2} x_{I-2} once x_{I-2} is there, into the w ring;
+//  - the critical warp A (warp 0) forms x_I = w_I - P_{I,1} x_{I-1} into its x ring (slot I % HY_XP, barrier xrb);
+//  - warp C (warp 4) sends x_I to every CTA of the cluster (x windows) and to the helpers (LL words), stores it, and
+//    frees its slot (xcb).
+// No x block crosses a CTA on the chain's step: A's only wait is for w_I, one GEMV of B1 after x_{I-2}.
+// Shared memory of CTA 0 (the chain layout, its update-warp parts unused): zbar[zr], pf[pr], pe[pr] in place of rdy,
+// fre, sb; wbar, vbar[HY_WR], xrb, xcb[HY_XP] in the scratch rv; the z ring (zr blocks), the x ring (HY_XP), the w
+// and v rings (HY_WR) in the P slots; the P ring (pr rows of la blocks, P_{I,k} at (s * la + k - 1) * CB * CB,
+// column-major as in the plan: lane r reads row r conflict-free) in the update warps' rings.
+// Flow: z_I is sent only after x_{I-1-la} has reached its update warp, i.e. after B2 has taken z_{I-zr} (zr > la) and
+// re-armed the slot's barrier; v_J and w_J are written only after x_{J-2} (or z_J: after x_{J-2}), i.e. after their
+// slots' previous blocks J - HY_WR were taken; A overwrites x_J's slot with x_{J+HY_XP} only after C took x_J and
+// after B1 / B2's row J + HY_XP > J + la (the last to read x_J) gave w_{J+HY_XP}. Every barrier's phases are waited
+// in order by warps that cannot fall two phases behind (the same arguments).
+constexpr int HY_WR = 4;  // w and v ring slots
+struct HyOneSmem {
+  unsigned long long *zbar, *pf, *pe, *wbar, *vbar, *xrb, *xcb;
+  size_t              zring, xp, wring, vring;  // byte offsets of the rings (in the P slots)
+};
+template <class T> __device__ __forceinline__ HyOneSmem hy_one_smem(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
+{
+  HyOneSmem m;
+  m.zbar  = (unsigned long long *)smem + a.nbar;
+  m.pf    = m.zbar + a.zr;
+  m.pe    = m.pf + a.pr;
+  m.wbar  = (unsigned long long *)(smem + L.rv);
+  m.vbar  = m.wbar + HY_WR;
+  m.xrb   = m.vbar + HY_WR;
+  m.xcb   = m.xrb + HY_XP;
+  m.zring = L.ps;
+  m.xp    = m.zring + (size_t)a.zr * CB * sizeof(T);
+  m.wring = m.xp + (size_t)HY_XP * CB * sizeof(T);
+  m.vring = m.wring + (size_t)HY_WR * CB * sizeof(T);
+  return m;
+}
+// (its barriers, by thread 0 of CTA 0)
+template <class T> __device__ void hy_one_init(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  for (int k = 0; k < a.zr; k++) {
+    bar_init(m.zbar + k, 1);
+    mbar_expect(m.zbar + k, CB * (unsigned)sizeof(T));  // phase 0: z_k
+  }
+  for (int k = 0; k < a.pr; k++) {
+    bar_init(m.pf + k, 1);
+    bar_init(m.pe + k, 96);  // the lanes of A, B1, B2
+  }
+  for (int k = 0; k < 2 * HY_WR + 2 * HY_XP; k++) bar_init(m.wbar + k, 32);  // wbar, vbar, xrb, xcb: one warp's lanes
+}
+template <class T> __device__ void hy_one_producer(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  const int       la = a.la, pr = a.pr;
+  T              *pring = (T *)(smem + L.ring);
+  const size_t    tiles = (size_t)a.nb * CB * CB;
+  unsigned        ph = 0;
+  for (int J = 0, s = 0; J < a.nb; J++) {
+    if (J >= pr) mbar_wait(m.pe + s, ph ^ 1u);  // row J - pr read by all three (its phase (J / pr) - 1)
+    const int nk = J < la ? J : la;
+    mbar_expect(m.pf + s, (unsigned)(nk * CB * CB * sizeof(T)));
+    for (int k = 1; k <= nk; k++)
+      bulk_copy(pring + ((size_t)s * la + k - 1) * CB * CB, a.pg + (size_t)(k - 1) * tiles + (size_t)J * CB * CB, CB * CB * (unsigned)sizeof(T), m.pf + s);
+    if (++s == pr) {
+      s = 0;
+      ph ^= 1u;
+    }
+  }
+}
+// row `lane` of the block P (column-major, in shared memory)
+template <class T> __device__ __forceinline__ void one_row(T (&t)[CB], const T *P, int lane)
+{
+#pragma unroll
+  for (int c = 0; c < CB; c++) t[c] = P[c * CB + lane];
+}
+// B2 (k0 = 3: v_I from z_I; with two B2 warps (a.b2), warp 3 takes the even rows, warp 5 the odd ones) and B1 (k0 = 2: w_I
+// from v_I; every row), rows I = i0, i0 + di, ...
+template <class T, int K0> __device__ void hy_one_b(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int i0, int di, int lane)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  const int       nb = a.nb, la = a.la, zr = a.zr, pr = a.pr;
+  const T        *xp = (const T *)(smem + m.xp), *pring = (const T *)(smem + L.ring);
+  const T        *in  = (const T *)(smem + (K0 == 3 ? m.zring : m.vring));
+  T              *out = (T *)(smem + (K0 == 3 ? m.vring : m.wring));
+  unsigned long long *obar = K0 == 3 ? m.vbar : m.wbar;
+  for (int I = i0; I < nb; I += di) {
+    const int      ps = I % pr, zs = I % zr;
+    const unsigned pp = (unsigned)(I / pr) & 1u, zp = (unsigned)(I / zr) & 1u;
+    T              w;
+    if (K0 == 3) {
+      bar_wait_cluster(m.zbar + zs, zp);
+      w = in[zs * CB + lane];
+      __syncwarp();
+      if (lane == 0 && I + zr < nb) mbar_expect(m.zbar + zs, CB * (unsigned)sizeof(T));  // the slot's next phase: z_{I+zr}
+    } else {
+      mbar_wait(m.vbar + I % HY_WR, (unsigned)(I / HY_WR) & 1u);
+      w = in[(I % HY_WR) * CB + lane];
+    }
+    mbar_wait(m.pf + ps, pp);
+    const T *pt = pring + (size_t)ps * la * CB * CB;
+    T        t[CB];
+    if (K0 == 3) {
+      if (I >= 3 && la >= 3) mbar_wait(m.xrb + ((I - 3) & (HY_XP - 1)), (unsigned)((I - 3) / HY_XP) & 1u);  // x_{I-3} (and the older ones)
+#pragma unroll 1
+      for (int k = I < la ? I : la; k >= 3; k--) {
+        one_row(t, pt + (size_t)(k - 1) * CB * CB, lane);
+        w = chain_step_v(w, t, xp + ((I - k) & (HY_XP - 1)) * CB);
+      }
+    } else if (I >= 2 && la >= 2) {
+      one_row(t, pt + CB * CB, lane);  // P_{I,2}'s row before the wait
+      mbar_wait(m.xrb + ((I - 2) & (HY_XP - 1)), (unsigned)((I - 2) / HY_XP) & 1u);
+      w = chain_step_v(w, t, xp + ((I - 2) & (HY_XP - 1)) * CB);
+    }
+    out[(I % HY_WR) * CB + lane] = w;
+    mbar_arrive(obar + I % HY_WR);  // (every lane: its own store before its arrival)
+    mbar_arrive(m.pe + ps);
+  }
+}
+template <class T> __device__ void hy_one_a(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, int lane)
+{
+  const HyOneSmem m = hy_one_smem(a, smem, L);
+  const int       nb = a.nb, la = a.la, pr = a.pr;
+  const T        *wring = (const T *)(smem + m.wring), *pring = (const T *)(smem + L.ring);
+  T              *xp = (T *)(smem + m.xp);
+  int             ps = 0;
+  unsigned        pp = 0;
+  for (int I = 0; I < nb; I++) {
+    if (a.prof && lane == 0) a.prof[5 * nb + 6 + 4 * I] = gtime();  // (row start)
+    mbar_wait(m.pf + ps, pp);
+    if (a.prof && lane == 0) a.prof[5 * nb + 7 + 4 * I] = gtime();  // (P_{I,1} here)
+    T t[CB];
+    if (I > 0) one_row(t, pring + (size_t)ps * la * CB * CB, lane);
+    mbar_wait(m.wbar + I % HY_WR, (unsigned)(I / HY_WR) & 1u);
+    if (a.prof && I == 0 && lane == 0) a.prof[5 * nb + 4] = gtime();  // (start-up: w_0 taken)
+    if (a.prof && lane == 0) a.prof[5 * nb + 8 + 4 * I] = gtime();  // (w_I here)
+    T xv = wring[(I % HY_WR) * CB + lane];
+    if (I > 0) xv = chain_step_v(xv, t, xp + ((I - 1) & (HY_XP - 1)) * CB);
+    mbar_arrive(m.pe + ps);
+    if (!a.real(I * CB + lane)) xv = T(0);
+    if (I >= HY_XP) mbar_wait(m.xcb + (I & (HY_XP - 1)), (unsigned)(I / HY_XP - 1) & 1u);  // C has taken x_{I-HY_XP}
+    xp[(I & (HY_XP - 1)) * CB + lane] = xv;
+    __syncwarp();  // x_I in the ring before this warp's next row reads it
+    mbar_arrive(m.xrb + (I & (HY_XP - 1)));  // ... and B1's, B2's, C's (every lane: its own store before its arrival)
+    if (a.prof && lane == 0) a.prof[4 * I + 3] = gtime();
+    if (++ps == pr) {
+      ps = 0;
+      pp ^= 1u;
+    }
+  }
+}
+template <class T> __device__ void hy_one_c(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L, unsigned cs, int lane)
+{
+  const HyOneSmem   m = hy_one_smem(a, smem, L);
+  const int         nb = a.nb, xr = a.xr, nbar = a.nbar;
+  const T          *xp = (const T *)(smem + m.xp);
+  const BcastMap<T> bm(smem_u32(smem + L.xs), smem_u32(smem), 0, cs, lane);
+  for (int I = 0, sI = 0, bI = 0; I < nb; I++) {  // sI = I % xr, bI = I % nbar
+    mbar_wait(m.xrb + (I & (HY_XP - 1)), (unsigned)(I / HY_XP) & 1u);
+    const T xv = xp[(I & (HY_XP - 1)) * CB + lane];
+    mbar_arrive(m.xcb + (I & (HY_XP - 1)));
+    broadcast(xv, sI, bI, bm, lane);
+    ll_st(a.xll + (size_t)I * CB + lane, xv, a.epoch);  // for the helpers
+    const int row = I * CB + lane;
+    if (a.real(row)) {
+      if (!(fabs(xv) < (T)INFINITY)) sg_dev_flag(a.rep, SG_FAIL_RESULT, 0, a.aidx(row), (double)xv);
+      a.X[a.aidx(row)] = xv;
+    }
+    if (a.prof && lane == 0) a.prof[5 * nb + 9 + 4 * I] = gtime();  // (x_I sent)
+    if (++sI == xr) sI = 0;
+    if (++bI == nbar) bI = 0;
+  }
+}
+
 // The x window barriers of a chain CTA (lane 0 of its last warp): in block row order, once x_J has
 // landed (phase J / nbar of barrier J % nbar complete), it arms that barrier's next phase, for x_{J+nbar}:
 // its arrival and its bytes (those may come first: the phase completes when both have). (hy_nbar: why
@@ -933,7 +1134,7 @@ template <class T> __device__ void hy_xbar_warp(const HyArgs<T> &a, unsigned cha
 }
 
 // update warp u of a chain CTA: owned rows k = u, u + U, ...: z_I = Dinv_I (b_I - S_I - sum of the window tiles)
-template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int u, int lane)
+template <class T, bool TR, bool RV, bool ONE> __device__ void hy_update(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int u, int lane)
 {
   using R                 = typename LLw<T>::raw;
   const int           nb = a.nb, U = a.U, rs = a.rs;
@@ -942,10 +1143,13 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
   T                  *ps   = (T *)(smem + L.ps) + (size_t)u * CB * CB;
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
   unsigned            g    = 0;  // tiles through the ring so far
+  // the one-CTA chain: rows dealt to ranks 1 .. cs-1; z_I into CTA 0's z ring (hy_one_b)
+  const int      own = ONE ? (int)rank - 1 : (int)rank, ocs = ONE ? (int)cs - 1 : (int)cs;
+  const unsigned zr0 = ONE ? cl_map(smem_u32(smem + L.ps), 0) : 0u, zb0 = ONE ? cl_map(smem_u32(xbar + a.nbar), 0) : 0u;
   for (int k = u, round = 0;; k += U, round++) {
-    const int I = (int)rank + (int)cs * k;
+    const int I = own + ocs * k;
     if (I >= nb) break;
-    if (round > 0) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
+    if (round > 0 && !ONE) mbar_wait(fre + u, (round - 1) & 1);  // the critical warp has taken our previous row
     // (op = T, a.ttail: every lane's stores of the previous row's transpose_sum into the ring before the copy engine's
     // writes into it, below and in the loop; each writer fences, then lane 0 issues, as for the TMA stores of CUTLASS)
     if (TR && a.ttail && round > 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -967,11 +1171,11 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
     T        dr[CB];  // row `lane` of Dinv_I
 #pragma unroll
     for (int c = 0; c < CB; c++) dr[c] = __ldcg(dgi + c * CB + lane);
-    if (I > 0) {
+    if (I > 0 && !ONE) {
 #pragma unroll
       for (int c = 0; c < CB; c++) ps[pskew(lane, c)] = __ldcg(pgi + c * CB + lane);
     }
-    if (a.la == 2 && I > 1) {
+    if (a.la == 2 && I > 1 && !ONE) {
 #pragma unroll
       for (int c = 0; c < CB; c++) ps[(size_t)U * CB * CB + pskew(lane, c)] = __ldcg(qgi + c * CB + lane);
     }
@@ -1018,8 +1222,14 @@ template <class T, bool TR, bool RV> __device__ void hy_update(const HyArgs<T> &
       r -= ll_wait(sp, nt ? sv : ll_ld(sp), a.epoch, false);
     }
     if (a.prof && lane == 0) a.prof[4 * I + 1] = gtime();
-    T *zs = (T *)(smem + L.zs);
-    zs[u * CB + lane] = apply_dinv(dr, r, (T *)(smem + L.rv) + (size_t)u * CB, lane);
+    const T z = apply_dinv(dr, r, (T *)(smem + L.rv) + (size_t)u * CB, lane);
+    if (ONE) {
+      const int zsl = I % a.zr;
+      st_async_1(zr0 + (unsigned)((zsl * CB + lane) * sizeof(T)), z, zb0 + (unsigned)zsl * 8u);
+      if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
+      continue;
+    }
+    ((T *)(smem + L.zs))[u * CB + lane] = z;
     if (a.prof && lane == 0) a.prof[4 * I + 2] = gtime();
     mbar_arrive(rdy + u);
   }
@@ -1038,7 +1248,7 @@ template <class T> __device__ __forceinline__ HyJob hy_decode(const HyArgs<T> &a
   j.diag = v & HY_DIAG;
   j.c    = (v >> 1) & 2047;
   hy_span(j.I, j.c, a.W, a.CT, a.E, j.J0, j.nt);
-  if (j.diag) j.nt = (j.I < a.la ? j.I : a.la) + 1;  // tiles (I, I), (I, I-1), (I, I-2)
+  if (j.diag) j.nt = (j.I < a.lp ? j.I : a.lp) + 1;  // tiles (I, I), (I, I-1), .. (I, I-lp)
   return j;
 }
 // tile i of job j
@@ -1051,16 +1261,19 @@ __device__ __forceinline__ int hy_take(unsigned *ctr, int lim, int lane)
   t = __shfl_sync(~0u, t, 0);
   return t < lim ? t : -1;
 }
-// the inversion of block row I: Dinv_I (pass 0), P_I (pass 1) and, with look-ahead 2, Q_I (pass 2) by substitution (lane j: column j), to the workspace, then the flag
-template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a, const T *D, const T *S, const T *S2, int I, int lane)
+// the inversion of block row I: Dinv_I (pass 0), P_{I,k} = Dinv_I M(I, I-k) (pass k = 1 .. lp: P_I, Q_I, ..) by substitution (lane j:
+// column j), to the workspace, then the flag (tile (I, I-k) of the ring in slot (s0 + k) % hrs)
+template <class T, bool TR, bool RV> __device__ void hy_diag(const HyArgs<T> &a, const T *ring, unsigned s0, int I, int lane)
 {
-  const T rl = pivot_rcp<T, TR, RV>(a, D, I, lane, true);
-  T      *dgo = a.dg + (size_t)I * CB * CB;
+  auto     slot = [&](int k) { const unsigned q = s0 + (unsigned)k; return ring + (size_t)(q >= (unsigned)a.hrs ? q - (unsigned)a.hrs : q) * CB * CB; };
+  const T *D  = slot(0);
+  const T  rl = pivot_rcp<T, TR, RV>(a, D, I, lane, true);
+  T       *dgo = a.dg + (size_t)I * CB * CB;
 #pragma unroll 1
-  for (int pass = 0; pass <= (I < a.la ? I : a.la); pass++) {  // Dinv_I, P_I = Dinv_I M(I, I-1), Q_I = Dinv_I M(I, I-2)
+  for (int pass = 0; pass <= (I < a.lp ? I : a.lp); pass++) {
     T        y[CB];
-    const T *src = pass == 1 ? S : S2;
-    T       *out = pass == 0 ? dgo : (pass == 1 ? a.pg : a.qg) + (size_t)I * CB * CB;
+    const T *src = slot(pass);
+    T       *out = pass == 0 ? dgo : a.pg + ((size_t)(pass - 1) * a.nb + I) * CB * CB;
 #pragma unroll
     for (int i = 0; i < CB; i++) y[i] = pass ? src[tat<TR, RV>(i, lane)] : (i == lane ? T(1) : T(0));
     lower_subst<T, TR, RV>(y, D, rl);
@@ -1143,13 +1356,12 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   issue();
   for (;;) {
     if (cj.diag) {  // its tiles are all in the ring (hrs >= la + 1)
-      unsigned s[3] = {sc, sc, sc};  // its cj.nt = la + 1 <= 3 slots (hy_diag reads no tile past them)
+      const unsigned s0 = sc;  // its cj.nt = min(I, lp) + 1 <= hrs consecutive slots (hy_diag reads no tile past them)
       for (int q = 0; q < cj.nt; q++) {
-        s[q] = sc;
         mbar_wait(hb + sc, pc);
         adv(sc, &pc);
       }
-      hy_diag<T, TR, RV>(a, ring + (size_t)s[0] * CB * CB, ring + (size_t)s[1] * CB * CB, ring + (size_t)s[2] * CB * CB, cj.I, lane);
+      hy_diag<T, TR, RV>(a, ring, s0, cj.I, lane);
       __syncwarp();
       gc += (unsigned)cj.nt;
       issue();
@@ -1195,7 +1407,8 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   }
 }
 
-template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
+// ONE: the one-CTA chain (HyArgs::one), an instance of its own (the others compile without it)
+template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
   extern __shared__ __align__(128) unsigned char smem[];
   __shared__ unsigned s_ticket, s_chain;
@@ -1210,7 +1423,7 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   }
   __syncthreads();
   const bool          chain = s_chain;
-  const HyChainLayout L     = hy_chain_layout<T>(a.nbar, a.U, a.rs, a.xr, a.la);
+  const HyChainLayout L     = hy_chain_layout<T>(a.nbar, a.U, a.rs, a.xr, ONE ? 1 : a.la);
   unsigned long long *bars  = (unsigned long long *)smem;
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
@@ -1221,8 +1434,12 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
         bar_init(bars + b, 1);
         mbar_expect(bars + b, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_b's bytes have come
       }
-      for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nbar + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
-      for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nbar + 2 * a.U + k, 1);
+      if (ONE && rank == 0) {
+        hy_one_init<T>(a, smem, L);
+      } else {
+        for (int k = 0; k < 2 * a.U; k++) bar_init(bars + a.nbar + k, 32);  // rdy (the update warp's lanes), fre (the critical warp's)
+        for (int k = 0; k < a.U * a.rs; k++) bar_init(bars + a.nbar + 2 * a.U + k, 1);
+      }
       if (a.prof && rank == 0) a.prof[5 * a.nb + 2] = gtime();  // (start-up: barriers set up)
     }
   } else if (threadIdx.x == 0) {
@@ -1233,9 +1450,15 @@ template <class T, bool TR, bool RV> __global__ void __launch_bounds__(32 * HY_W
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[5 * a.nb + 3] = gtime();  // (start-up: the cluster barrier passed)
     if (w == 0) {
-      hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
-    } else if (w <= a.U) {
-      hy_update<T, TR, RV>(a, &tmap, smem, L, rank, cs, w - 1, lane);
+      if constexpr (!ONE) hy_critical<T, TR, RV>(a, smem, L, rank, cs, lane);
+      else if (rank == 0) hy_one_a<T>(a, smem, L, lane);
+    } else if (w <= a.U) {  // (the one-CTA chain: U >= 4)
+      if (!ONE || rank > 0) hy_update<T, TR, RV, ONE>(a, &tmap, smem, L, rank, cs, w - 1, lane);
+      else if (w == 1) hy_one_b<T, 2>(a, smem, L, 0, 1, lane);
+      else if (w == 2 && lane == 0) hy_one_producer<T>(a, smem, L);
+      else if (w == 3) hy_one_b<T, 3>(a, smem, L, 0, a.b2, lane);
+      else if (w == 4) hy_one_c<T>(a, smem, L, cs, lane);
+      else if (w == 5 && a.b2 == 2) hy_one_b<T, 3>(a, smem, L, 1, 2, lane);
     } else if (w == HY_WARPS - 1) {  // (U <= HY_WARPS - 2)
       if (lane == 0) hy_xbar_warp<T>(a, smem);
       __syncwarp();
@@ -1552,6 +1775,16 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static const int lead_env = env_int("SG_TRSV_HYB_SIM_LEAD", -1, -1, 1 << 20);  // -1: automatic
   static const int rs_env = env_int("SG_TRSV_HYB_RING", 0, 0, HY_RING_MAX);  // 0: automatic
   static const int la_env = env_int("SG_TRSV_HYB_LA", 0, 0, 2);  // 0: automatic
+  // The one-CTA chain (HyArgs::one, ONE instances; SG_TRSV_HYB_ONE: -1 automatic, 0 off, 1 wherever a plan's solve
+  // runs here) and its look-ahead (SG_TRSV_HYB_ONE_LA, the plan's blocks P_{I,k} per row; 0: 4 with two B2 warps, i.e.
+  // six warps per CTA, else 3). Measured on an H200 against the chain across CTAs, planned solves, us (bench/trsv/
+  // README.md, twenty-eighth session; same lease): fp32 op = T LT / UT n = 16384 200.7 / 200.6 -> 187.4 / 184.7, 20480
+  // 265.2 / 259.9 -> 263.9 / 254.9, 24576 338.7 / 331.9 -> 337.2 / 327.6, 32768 585.7 / 577.6 -> 585.0 / 572.7; fp32
+  // op = N within -1.0 .. +0.8 % (UN 20480 284.1 -> 286.3); fp64 (look-ahead 3) n = 16384 -0.4 .. -1.2 %, 20480 .. 32768
+  // within +-0.4 %. So by default: fp32 op = T from n = 16384 (where the chain sets the pace).
+  static const int one_env = env_int("SG_TRSV_HYB_ONE", -1, -1, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 0, 0, HY_LMAX);
+  static const int one_zr_env = env_int("SG_TRSV_HYB_ONE_ZR", 8, 2, 16), one_pr_env = env_int("SG_TRSV_HYB_ONE_PR", 32, 2, 64);
+  static const int one_b2_env = env_int("SG_TRSV_HYB_ONE_B2", 2, 1, 2);  // B2 warps where the CTA has them (U >= 5)
   // op = T update warps: the window partials summed through shared memory (1, transpose_sum) or by the shuffle
   // reduce-scatter (0) after the row's last window x. The reduce-scatter's ~386 instructions were on the chain's
   // step (0.472 against op = N's 0.384 us per block row at fp64 n = 4096). Measured on the H200, same lease, two
@@ -1611,8 +1844,15 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   //    fp32 n = 20480 (fp64 UT 8192 173 against 189, fp32 UT 8192 131 against 141) and 1 from there
   //    (fp64 UT 16384 424 -> 412, 32768 1511 -> 1495, fp32 UT 24576 514 -> 499, 32768 827 -> 806).
   const int la_auto = hp ? ((f32 && n < 24576) || tr || (!f32 && n <= 12288) || n <= cl_plan_maxn<T>() ? 2 : 1) : (tr && n < (f32 ? 20480 : 14336) ? 2 : 1);
-  const int la      = hp && hp->filled ? hp->la : la_env ? la_env : la_auto;
-  const bool pre = hp && hp->filled;
+  const bool pre    = hp && hp->filled;
+  // lp: the blocks P_{I,k} per row the inversions form (a filled plan's: hp->la); la: this solve's look-ahead
+  const bool one_want = one_env == 1 || (one_env == -1 && f32 && tr && n >= 16384);
+  const bool one_ok   = one_want && hp && n > cl_plan_maxn<T>() && cs >= 3;
+  const int  one_la   = one_la_env ? one_la_env : U >= 5 && one_b2_env == 2 ? 4 : 3;
+  const int  la0      = la_env ? la_env : la_auto;
+  const int  lp       = pre ? hp->la : hp && one_ok ? std::max(la0, one_la) : la0;
+  bool       one    = pre && one_ok && W >= lp + 2 && lp + 1 <= one_zr_env;  // (W: every row past lp waits for an x, the z ring's flow control)
+  const int  la     = one ? lp : std::min(pre ? lp : la0, 2);
   if (hy_chunks(nb - 1, W, CT, E) > 2047) return SG_OK;  // (11 bits of chunk index in a job code)
   // The job order (SG_TRSV_HYB_ORDER; hy_build_jobs): 2, the simulated schedule, where the model
   // says the helpers' bytes take longer than the chain's block rows, by 35 % in fp64 (the matrix
@@ -1631,22 +1871,28 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int    order = oc.order;
   const int optin = sg_cuda_smem_optin();
   const int nbar = hy_nbar(nb, cs, U, xr);
-  while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, la).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)
-  const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, la).total;
+  const int lal = one ? 1 : la;  // the layout's P slots (the one-CTA chain: its z and x rings)
+  while (rs > 2 && hy_chain_layout<T>(nbar, U, rs, xr, lal).total + 1024 > (size_t)optin) rs--;  // (fewer slots where they do not fit, also when asked for)
+  const size_t chain_b = hy_chain_layout<T>(nbar, U, rs, xr, lal).total;
+  // the one-CTA chain's rings: zr z blocks, pr rows of P blocks (in CTA 0's update-warp rings), their barriers in place of rdy, fre, sb
+  const int zr = one_zr_env, pr = std::min(one_pr_env, U * rs / std::max(1, la));
+  if (one && (U < 4 || pr < 2 || zr + 2 * pr > 2 * U + U * rs)) one = false;  // (hy_one_smem: warps A, B1, producer, B2, C; barriers in rdy, fre, sb)
   const int    hrs_fit = (int)std::min<size_t>(HY_RING_MAX, ((size_t)optin - 1024 - 128) / ((size_t)hw * (CB * CB * sizeof(T) + 8)));
   // helper ring slots: 3; fp32 with the jobs in order 2, 6 (measured on an H100, same lease: LT / UT
   // n = 32768 +2.2 / +1.3 %, n = 24576 +1.8 / +1.2 %; at n = 16384, chain-bound, 6 costs 0.5-2 %)
   const int    hrs_def = f32 && order == 2 ? 6 : 3;
-  const int    hrs     = std::min(hrs_env ? hrs_env : hrs_def, hrs_fit);
+  const int    hrs     = std::min(std::max(hrs_env ? hrs_env : hrs_def, pre ? 0 : lp + 1), hrs_fit);  // (an inversion job holds lp + 1 tiles)
   // an inversion job holds la + 1 tiles in the ring; 1 KB: static shared memory and reserve
-  if (hrs < la + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;
+  if (hrs < (pre ? std::min(la, 2) : lp) + 1 || chain_b + 1024 > (size_t)optin) return SG_OK;  // (a plan's solve: no inversion job)
   const size_t smem = std::max(chain_b, hy_helper_bytes<T>(hw, hrs));
   const bool   rev = (P->uplo == SG_UPPER) != (P->trans == SG_TRANS), trans = P->trans == SG_TRANS;
-  const int    var = 2 * trans + rev;
-  void (*const kerns[4])(const HyArgs<T>, const CUtensorMap) = {trsv_hybrid_kernel<T, false, false>, trsv_hybrid_kernel<T, false, true>,
-                                                                 trsv_hybrid_kernel<T, true, false>, trsv_hybrid_kernel<T, true, true>};
+  const int    var = 4 * one + 2 * trans + rev;
+  void (*const kerns[8])(const HyArgs<T>, const CUtensorMap) = {trsv_hybrid_kernel<T, false, false, false>, trsv_hybrid_kernel<T, false, true, false>,
+                                                                 trsv_hybrid_kernel<T, true, false, false>,  trsv_hybrid_kernel<T, true, true, false>,
+                                                                 trsv_hybrid_kernel<T, false, false, true>,  trsv_hybrid_kernel<T, false, true, true>,
+                                                                 trsv_hybrid_kernel<T, true, false, true>,   trsv_hybrid_kernel<T, true, true, true>};
   auto *const kern = kerns[var];
-  static size_t attr[4] = {0, 0, 0, 0};  // the dynamic shared memory each instance is set up for
+  static size_t attr[8] = {};  // the dynamic shared memory each instance is set up for
   if (attr[var] < smem) {
     if (cudaFuncSetAttribute(kern, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
@@ -1660,7 +1906,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   static struct {
     int    cs = 0, n = 0;
     size_t smem = 0;
-  } occ[4];
+  } occ[8];
   if (occ[var].cs != cs || occ[var].smem != smem) {
     const ClLaunch l(cs, HY_WARPS, smem, nullptr);
     int            nc = 0;
@@ -1713,7 +1959,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   }
   const int    njobs = (int)ctx->trsv_table_jobs;
   const int    maxch = std::max(1, hy_chunks(nb - 1, W, CT, E));
-  const size_t tiles = (size_t)nb * CB * CB, ibytes = (1 + (size_t)la) * tiles * sizeof(T);
+  const size_t tiles = (size_t)nb * CB * CB, ibytes = (1 + (size_t)lp) * tiles * sizeof(T);
   const size_t wbytes = (hp ? 0 : ibytes) + (size_t)nb * maxch * CB * sizeof(T);
   if (hp && !hp->filled) {  // the plan's storage for the inverted blocks
     if (hp->inv && hp->inv_bytes < ibytes) {
@@ -1751,15 +1997,20 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.sll    = (R *)(ctl + off_s);
   a.dg     = inv;
   a.pg     = inv + tiles;
-  a.qg     = la == 2 ? inv + 2 * tiles : nullptr;
-  a.part   = hp ? wk : wk + (1 + (size_t)la) * tiles;
+  a.qg     = lp >= 2 ? inv + 2 * tiles : nullptr;
+  a.part   = hp ? wk : wk + (1 + (size_t)lp) * tiles;
   a.pre    = pre;
   a.epoch  = ctx->trsv_hyb_epoch;
   a.hfence = fence_env;
   a.ttail  = ttail_env && rs >= 2;  // (its scratch takes the ring's first CB * CLD elements: more than one slot)
   a.la     = la;
+  a.lp     = lp;
+  a.one    = one;
+  a.zr     = zr;
+  a.pr     = pr;
+  a.b2     = U >= 5 && one_b2_env == 2 ? 2 : 1;
   *used    = true;
-  const size_t nprof = 5 * (size_t)nb + 6;
+  const size_t nprof = 9 * (size_t)nb + 6;  // (the one-CTA chain's critical warp: 4 more per row)
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
     a.prof = (unsigned long long *)sg_ctx_work(ctx, nprof * sizeof(unsigned long long), SG_SLOT_TRSV_BATCH);
     if (!a.prof) return sg_report_set(rep, SG_ERR_MEM, -1, -1, 0.0, "trsv profile buffer");
@@ -1774,11 +2025,16 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemcpy(h.data(), a.prof, nprof * sizeof(unsigned long long), cudaMemcpyDeviceToHost);
     const double t0 = (double)h[4 * nb];
     auto us = [&](size_t i) { return h[i] ? (h[i] - t0) * 1e-3 : -1.0; };
-    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d jobs=%d order=%d (model: peak %.0f GB/s, step %d ns, ratio %.2f) lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
-            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, njobs, order, peak * 1e-3, step_ns, ratio, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
-    for (int I = 0; I < nb; I++)
-      fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f\n", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
+    fprintf(stderr, "[trsv hybrid] n=%d nb=%d cs=%d clusters=%d W=%d x barriers=%d CT=%d U=%d rs=%d hw=%d hrs=%d la=%d lp=%d one=%d zr=%d pr=%d jobs=%d order=%d (model: peak %.0f GB/s, step %d ns, ratio %.2f) lead=%d smem=%zu; late probes of S: %llu; start-up (us): barriers set up %.2f, cluster barrier %.2f, row 0's update warp at b_0 (upper bound) %.2f, z_0 taken %.2f; per block row I (us from the chain's start): last window x here / S taken / z handed / x_I formed / S published\n",
+            n, nb, cs, nclu, W, nbar, CT, U, rs, hw, hrs, la, lp, (int)one, zr, pr, njobs, order, peak * 1e-3, step_ns, ratio, md.lead, smem, h[4 * nb + 1], us(5 * (size_t)nb + 2), us(5 * (size_t)nb + 3), us(5 * (size_t)nb + 5), us(5 * (size_t)nb + 4));
+    for (int I = 0; I < nb; I++) {
+      fprintf(stderr, "  %4d: %9.2f %9.2f %9.2f %9.2f %9.2f", I, (h[4 * I] - t0) * 1e-3, (h[4 * I + 1] - t0) * 1e-3, (h[4 * I + 2] - t0) * 1e-3, (h[4 * I + 3] - t0) * 1e-3,
               h[4 * nb + 2 + I] ? (h[4 * nb + 2 + I] - t0) * 1e-3 : 0.0);
+      if (one)  // the critical warp A: row start / P_{I,1} here / w_I here; warp C: x_I sent
+        fprintf(stderr, " | %9.2f %9.2f %9.2f %9.2f", us(5 * (size_t)nb + 6 + 4 * (size_t)I), us(5 * (size_t)nb + 7 + 4 * (size_t)I), us(5 * (size_t)nb + 8 + 4 * (size_t)I),
+                us(5 * (size_t)nb + 9 + 4 * (size_t)I));
+      fprintf(stderr, "\n");
+    }
   }
   st = sg_dev_report_fetch(ctx, rep, [](sg_report *r, int cls, long long, long long row, double value) { return sg_trsv_report_fail(r, cls, -1, row, value); });
   if (st == SG_ERR_DEVICE) {  // an aborted launch may leave counters behind: start clean next time
@@ -1786,7 +2042,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
     (void)cudaMemsetAsync(ctl, 0, off_x, sg_stream(ctx));
   }
   if (hp && !hp->filled && st == SG_OK) {  // every pivot checked, every block inverted
-    hp->la     = la;
+    hp->la     = lp;
     hp->filled = 1;
   }
   return st;
