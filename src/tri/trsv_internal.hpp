@@ -38,6 +38,7 @@ struct sg_trsv_plan_s {
   int             filled;  // inv holds them: the solve skips the inversions
   void           *pinv;    // CUDA, orders of the one-cluster kernel: H_o, G_o of the odd block rows (paired look-ahead,
                            // trsv_pair_fill), device memory, or NULL
+  long long       one_solves;  // CUDA: its solves that ran the one-CTA chain (trsv_hybrid_solve; read by the tests)
 };
 // The prologue of sg_trsv_plan_create_*: clear rep, *plan = NULL, check plan, ctx (backend) and
 // P as sg_trsv_begin does for the fields a plan uses. SG_ERR_ARG with a sentence.

@@ -670,6 +670,11 @@ template <class T> static void plan_case(long long n, long long lda, sg_uplo u, 
   sg_trsv_plan_destroy(&hp);
   CHECK(!hp, "host %s: destroy leaves the handle set", tag);
 #ifdef SG_HAVE_CUDA
+  // SG_TRSV_HYB_ONE=1 (the hybrid_one ctest variants, whose settings take every aligned plan's one-column solves to
+  // the cluster + helpers kernel): those solves must have run the one-CTA chain, not fallen back
+  const char *one = getenv("SG_TRSV_HYB_ONE");
+  if (cp && one && !strcmp(one, "1") && (lda * (long long)sizeof(T)) % 16 == 0)
+    CHECK(cp->one_solves >= 3, "cuda %s: %lld of its 3 one-column solves ran the one-CTA chain", tag, cp->one_solves);
   sg_trsv_plan_destroy(&cp);
 #endif
 }
