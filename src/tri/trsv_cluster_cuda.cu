@@ -1802,7 +1802,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // update warps per chain CTA: 4; fp32 from n = 16384, 6 (measured on an H100, same lease, bench/trsv/README.md,
   // twelfth session: with the lead below, fp32 n = 24576 +1-2.4 points of copy, 32768 +0.8-1.5 (UN without a plan
   // 84.0-84.2 -> 85.0-85.2 %), n = 16384 0-1.5 %; fp64 cannot hold 6 rings of 8 KB tiles beside the rest)
-  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), hw = hw_env, PD = pd_env, E = e_env;
+  // the one-CTA chain by default (one_auto): op = T plans of fp32 from n = 16384 (six update warps there: two B2
+  // warps) and of fp64 above the one-cluster kernel's orders, with five update warps (two B2 warps; measured below)
+  const bool one_auto = one_env == -1 && tr && hp && n > cl_plan_maxn<T>() && (!f32 || n >= 16384);
+  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : one_auto ? 5 : 4), hw = hw_env, PD = pd_env, E = e_env;
   // the update warps' tile rings: 4 slots; fp32 from n = 16384, 6 (fewer where they do not fit, below) (measured on an H100 with the ring of
   // x barriers, same lease, bench/trsv/README.md, twentieth session: fp32 16384 UT planned 223.0 -> 216.7 us, no plan
   // 249.4 -> 240.7, every variant 0.4-3.5 % faster up to n = 24576, 32768 within +-0.6 %)
@@ -1843,7 +1846,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int la_auto = hp ? ((f32 && n < 24576) || tr || (!f32 && n <= 12288) || n <= cl_plan_maxn<T>() ? 2 : 1) : (tr && n < (f32 ? 20480 : 14336) ? 2 : 1);
   const bool pre    = hp && hp->filled;
   // lp: the blocks P_{I,k} per row the inversions form (a filled plan's: hp->la); la: this solve's look-ahead
-  const bool one_want = one_env == 1 || (one_env == -1 && f32 && tr && n >= 16384);
+  const bool one_want = one_env == 1 || one_auto;
   const bool one_ok   = one_want && hp && n > cl_plan_maxn<T>() && cs >= 3;
   const int  one_la   = one_la_env ? one_la_env : U >= 5 && one_b2_env == 2 ? 4 : 3;
   const int  la0      = la_env ? la_env : la_auto;
