@@ -1778,7 +1778,11 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // README.md, twenty-eighth session; same lease): fp32 op = T LT / UT n = 16384 200.7 / 200.6 -> 187.4 / 184.7, 20480
   // 265.2 / 259.9 -> 263.9 / 254.9, 24576 338.7 / 331.9 -> 337.2 / 327.6, 32768 585.7 / 577.6 -> 585.0 / 572.7; fp32
   // op = N within -1.0 .. +0.8 % (UN 20480 284.1 -> 286.3); fp64 (look-ahead 3) n = 16384 -0.4 .. -1.2 %, 20480 .. 32768
-  // within +-0.4 %. So by default: fp32 op = T from n = 16384 (where the chain sets the pace).
+  // within +-0.4 %. So by default: fp32 op = T from n = 16384 (where the chain sets the pace). fp64 op = T with five
+  // update warps (two B2 warps, look-ahead 4; twenty-ninth session, same lease, two rounds, LT / UT us): n = 4096
+  // 68.1 / 67.7 -> 63.8-63.9 / 64.1-64.2, 6144 97.8 / 97.1 -> 91.4 / 91.4, 8192 127.1-127.5 / 126.5 -> 119.6-120.0 /
+  // 119.8-119.9, 12288 192.3 / 191.9 -> 187.8 / 188.1, 16384 292.8-294.0 / 291.7-293.2 -> 287.5-287.7 / 287.2-288.6,
+  // 24576 / 32768 -0.2 .. -0.4 %; fp64 op = N with it 1.5-3.7 % slower at n = 4096 / 8192 (stays off).
   static const int one_env = env_int("SG_TRSV_HYB_ONE", -1, -1, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 0, 0, HY_LMAX);
   static const int one_zr_env = env_int("SG_TRSV_HYB_ONE_ZR", 8, 2, 16), one_pr_env = env_int("SG_TRSV_HYB_ONE_PR", 32, 2, 64);
   static const int one_b2_env = env_int("SG_TRSV_HYB_ONE_B2", 2, 1, 2);  // B2 warps where the CTA has them (U >= 5)
