@@ -1778,7 +1778,11 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // README.md, twenty-eighth session; same lease): fp32 op = T LT / UT n = 16384 200.7 / 200.6 -> 187.4 / 184.7, 20480
   // 265.2 / 259.9 -> 263.9 / 254.9, 24576 338.7 / 331.9 -> 337.2 / 327.6, 32768 585.7 / 577.6 -> 585.0 / 572.7; fp32
   // op = N within -1.0 .. +0.8 % (UN 20480 284.1 -> 286.3); fp64 (look-ahead 3) n = 16384 -0.4 .. -1.2 %, 20480 .. 32768
-  // within +-0.4 %. So by default: fp32 op = T from n = 16384 (where the chain sets the pace).
+  // within +-0.4 %. So by default: fp32 op = T from n = 16384 (where the chain sets the pace). fp64 op = T with five
+  // update warps (two B2 warps, look-ahead 4; twenty-ninth session, same lease, two rounds, LT / UT us): n = 4096
+  // 68.1 / 67.7 -> 63.8-63.9 / 64.1-64.2, 6144 97.8 / 97.1 -> 91.4 / 91.4, 8192 127.1-127.5 / 126.5 -> 119.6-120.0 /
+  // 119.8-119.9, 12288 192.3 / 191.9 -> 187.8 / 188.1, 16384 292.8-294.0 / 291.7-293.2 -> 287.5-287.7 / 287.2-288.6,
+  // 24576 / 32768 -0.2 .. -0.4 %; fp64 op = N with it 1.5-3.7 % slower at n = 4096 / 8192 (stays off).
   static const int one_env = env_int("SG_TRSV_HYB_ONE", -1, -1, 1), one_la_env = env_int("SG_TRSV_HYB_ONE_LA", 0, 0, HY_LMAX);
   static const int one_zr_env = env_int("SG_TRSV_HYB_ONE_ZR", 8, 2, 16), one_pr_env = env_int("SG_TRSV_HYB_ONE_PR", 32, 2, 64);
   static const int one_b2_env = env_int("SG_TRSV_HYB_ONE_B2", 2, 1, 2);  // B2 warps where the CTA has them (U >= 5)
@@ -1802,7 +1806,10 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // update warps per chain CTA: 4; fp32 from n = 16384, 6 (measured on an H100, same lease, bench/trsv/README.md,
   // twelfth session: with the lead below, fp32 n = 24576 +1-2.4 points of copy, 32768 +0.8-1.5 (UN without a plan
   // 84.0-84.2 -> 85.0-85.2 %), n = 16384 0-1.5 %; fp64 cannot hold 6 rings of 8 KB tiles beside the rest)
-  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : 4), hw = hw_env, PD = pd_env, E = e_env;
+  // the one-CTA chain by default (one_auto): op = T plans of fp32 from n = 16384 (six update warps there: two B2
+  // warps) and of fp64 above the one-cluster kernel's orders, with five update warps (two B2 warps; measured below)
+  const bool one_auto = one_env == -1 && tr && hp && n > cl_plan_maxn<T>() && (!f32 || n >= 16384);
+  const int W = std::max(w_env, cs + 2), xr = W + 2, U = u_env ? u_env : (f32 && n >= 16384 ? 6 : one_auto ? 5 : 4), hw = hw_env, PD = pd_env, E = e_env;
   // the update warps' tile rings: 4 slots; fp32 from n = 16384, 6 (fewer where they do not fit, below) (measured on an H100 with the ring of
   // x barriers, same lease, bench/trsv/README.md, twentieth session: fp32 16384 UT planned 223.0 -> 216.7 us, no plan
   // 249.4 -> 240.7, every variant 0.4-3.5 % faster up to n = 24576, 32768 within +-0.6 %)
@@ -1843,7 +1850,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   const int la_auto = hp ? ((f32 && n < 24576) || tr || (!f32 && n <= 12288) || n <= cl_plan_maxn<T>() ? 2 : 1) : (tr && n < (f32 ? 20480 : 14336) ? 2 : 1);
   const bool pre    = hp && hp->filled;
   // lp: the blocks P_{I,k} per row the inversions form (a filled plan's: hp->la); la: this solve's look-ahead
-  const bool one_want = one_env == 1 || (one_env == -1 && f32 && tr && n >= 16384);
+  const bool one_want = one_env == 1 || one_auto;
   const bool one_ok   = one_want && hp && n > cl_plan_maxn<T>() && cs >= 3;
   const int  one_la   = one_la_env ? one_la_env : U >= 5 && one_b2_env == 2 ? 4 : 3;
   const int  la0      = la_env ? la_env : la_auto;
