@@ -695,21 +695,22 @@ template <class T, bool TR, bool RV, bool ROT, bool LA2> __global__ void __launc
     }
   }
   if (threadIdx.x == 0) {
-    for (int J = 0; J < a.nb; J++) {
-      bar_init(xbar + J, 1);
-      mbar_expect(xbar + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when the block's bytes have come
-    }
+    // (every init, then every expect: the expect right after its own barrier's init waits out the init, ~48 against
+    // ~20 cycles per barrier, experiments-20261128e/mbinit.cu)
+    for (int J = 0; J < a.nb; J++) bar_init(xbar + J, 1);
+    for (int J = 0; J < a.nb; J++) mbar_expect(xbar + J, CB * (unsigned)sizeof(T));  // the phase's arrival; completes when the block's bytes have come
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + k, 32 * (1 + cl_helped<LA2>(a, k, 1) + cl_helped<LA2>(a, k, 2)));  // the update warp's lanes and its helpers'
     for (int k = 0; k < a.ob; k++) bar_init(rdyA + a.ob + k, 32);                                         // rdyB: the update warp's lanes
     for (int k = 0; k < a.ob * (1 + 2 * a.rs); k++) bar_init(rdyA + 2 * a.ob + k, 1);  // ctb, ring slots: one expect each; eb: one arrival
     if (LA2)  // plain solve, look-ahead 2: qbar, one expect each
       for (int k = 0; k < a.ob; k++) bar_init(xbar + a.wbar0() + k, 1);
     if (!LA2 && a.phg)  // paired plan: each odd row I gets w_I from row I-1's CTA
-      for (int k = 0; k < a.ob; k++) {
-        if (!(((int)rank + (int)cs * k) & 1)) continue;
-        bar_init(xbar + a.wbar0() + k, 1);
-        mbar_expect(xbar + a.wbar0() + k, CB * (unsigned)sizeof(T));
-      }
+      for (int e = 0; e < 2; e++)  // (inits, then expects)
+        for (int k = 0; k < a.ob; k++) {
+          if (!(((int)rank + (int)cs * k) & 1)) continue;
+          if (e == 0) bar_init(xbar + a.wbar0() + k, 1);
+          else mbar_expect(xbar + a.wbar0() + k, CB * (unsigned)sizeof(T));
+        }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   cl_sync();  // every CTA's barriers exist before anyone sends
@@ -853,6 +854,7 @@ template <class T> struct HyArgs : ClArgs<T> {
   // the one-CTA chain (the ONE kernel instance; hy_one_*, below; a filled plan only): a z ring of zr blocks, a P ring of
   // pr rows, b2 B2 warps (1 or 2)
   int        zr, pr, b2;
+  bool       spref;  // a plan's solve: the chain CTAs' first rows' blocks and b prefetched into L2 at the start (hy_start_prefetch)
   __device__ __forceinline__ unsigned *cnt() const { return ctl + 4; }
   __device__ __forceinline__ unsigned *dflag() const { return ctl + 4 + this->nb; }
 };
@@ -977,15 +979,13 @@ template <class T> __device__ __forceinline__ HyOneSmem hy_one_smem(const HyArgs
 template <class T> __device__ void hy_one_init(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
 {
   const HyOneSmem m = hy_one_smem(a, smem, L);
-  for (int k = 0; k < a.zr; k++) {
-    bar_init(m.zbar + k, 1);
-    mbar_expect(m.zbar + k, CB * (unsigned)sizeof(T));  // phase 0: z_k
-  }
+  for (int k = 0; k < a.zr; k++) bar_init(m.zbar + k, 1);
   for (int k = 0; k < a.pr; k++) {
     bar_init(m.pf + k, 1);
     bar_init(m.pe + k, 96);  // the lanes of A, B1, B2
   }
   for (int k = 0; k < 2 * HY_WR + 2 * HY_XP; k++) bar_init(m.wbar + k, 32);  // wbar, vbar, xrb, xcb: one warp's lanes
+  for (int k = 0; k < a.zr; k++) mbar_expect(m.zbar + k, CB * (unsigned)sizeof(T));  // phase 0: z_k (after the inits)
 }
 template <class T> __device__ void hy_one_producer(const HyArgs<T> &a, unsigned char *smem, const HyChainLayout &L)
 {
@@ -1404,6 +1404,34 @@ template <class T, bool TR, bool RV> __device__ void hy_helper(const HyArgs<T> &
   }
 }
 
+// A plan's solve, at the kernel's start (before the barrier set-up and the cluster barrier, while the helpers' first loads
+// are not yet queued at the HBM): the L2 prefetches of what the chain's first block rows read first. Update warp u
+// (w = 1 .. U): its first row's Dinv_I (and P_I, Q_I where the ordinary chain takes them) and b_I; the one-CTA chain's
+// producer warp (CTA 0, w = 2): the P blocks of the rows 1 .. 3.
+template <class T, bool ONE> __device__ void hy_start_prefetch(const HyArgs<T> &a, unsigned rank, unsigned cs, int w, int lane)
+{
+  constexpr int LINES = CB * CB * (int)sizeof(T) / 128;  // 128-byte lines per block
+  auto          pf    = [](const void *p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); };
+  auto          block = [&](const T *b) {
+#pragma unroll
+    for (int l = lane; l < LINES; l += 32) pf((const char *)b + (size_t)l * 128);
+  };
+  const size_t tiles = (size_t)a.nb * CB * CB;
+  if (ONE && rank == 0) {
+    if (w != 2) return;
+    for (int J = 1; J < 4 && J < a.nb; J++)
+      for (int k = 1; k <= J && k <= a.la; k++) block(a.pg + (size_t)(k - 1) * tiles + (size_t)J * CB * CB);
+    return;
+  }
+  if (w < 1 || w > a.U) return;
+  const int own = ONE ? (int)rank - 1 : (int)rank, ocs = ONE ? (int)cs - 1 : (int)cs, I = own + ocs * (w - 1);
+  if (I >= a.nb) return;
+  block(a.dg + (size_t)I * CB * CB);
+  if (!ONE && I > 0) block(a.pg + (size_t)I * CB * CB);
+  if (!ONE && a.la == 2 && I > 1) block(a.qg + (size_t)I * CB * CB);
+  if (a.real(I * CB + lane)) pf(a.B + a.aidx(I * CB + lane));
+}
+
 // ONE: the one-CTA chain (hy_one_*), an instance of its own (the others compile without it)
 template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__(32 * HY_WARPS, 1) trsv_hybrid_kernel(const HyArgs<T> a, const __grid_constant__ CUtensorMap tmap)
 {
@@ -1422,15 +1450,15 @@ template <class T, bool TR, bool RV, bool ONE> __global__ void __launch_bounds__
   const bool          chain = s_chain;
   const HyChainLayout L     = hy_chain_layout<T>(a.nbar, a.U, a.rs, a.xr, ONE ? 1 : a.la);
   unsigned long long *bars  = (unsigned long long *)smem;
+  if (chain && a.spref) hy_start_prefetch<T, ONE>(a, rank, cs, w, lane);
   if (chain) {
     if (a.prof && rank == 0 && threadIdx.x == 0) a.prof[4 * a.nb] = gtime();
     // every barrier by thread 0 (barriers initialised by several threads draw racecheck hazard
-    // warnings; ~48 cycles per x barrier, init and expect-tx, experiments-20261128e/mbinit.cu)
+    // warnings); every init, then every expect (~20 cycles per x barrier; ~48 with each expect right after its
+    // init, which it waits out: experiments-20261128e/mbinit.cu)
     if (threadIdx.x == 0) {
-      for (int b = 0; b < a.nbar; b++) {  // the ring of x barriers (hy_nbar)
-        bar_init(bars + b, 1);
-        mbar_expect(bars + b, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_b's bytes have come
-      }
+      for (int b = 0; b < a.nbar; b++) bar_init(bars + b, 1);  // the ring of x barriers (hy_nbar)
+      for (int b = 0; b < a.nbar; b++) mbar_expect(bars + b, CB * (unsigned)sizeof(T));  // phase 0's arrival; completes when x_b's bytes have come
       if (ONE && rank == 0) {
         hy_one_init<T>(a, smem, L);
       } else {
@@ -1793,6 +1821,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // 137.7-138.2 / 136.5 -> 126.3-126.4 / 126.3-126.4; fp32 n = 8192 LT / UT 100.8-101.0 / 102.1 -> 98.9-99.2 /
   // 100.2 (bench/trsv/README.md, twenty-fourth session)
   static const int ttail_env = env_int("SG_TRSV_T_TAIL", 1, 0, 1);
+  static const int spref_env = env_int("SG_TRSV_HYB_SPREF", 1, 0, 1);  // (HyArgs::spref)
   const int        n = (int)P->n, nb = (n + CB - 1) / CB;
   if (P->nrhs != 1 || n < minn || n > maxn || nb >= (1 << 19) || (uintptr_t)P->A % 16 || (size_t)P->lda * sizeof(T) % 16) return SG_OK;
   const CUtensorMap *pmap = tile_map<T>(P);
@@ -2012,6 +2041,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.zr     = zr;
   a.pr     = pr;
   a.b2     = U >= 5 && one_b2_env == 2 ? 2 : 1;
+  a.spref  = pre && spref_env;
   *used    = true;
   const size_t nprof = 9 * (size_t)nb + 6;  // (the one-CTA chain's critical warp: 4 more per row)
   if (getenv("SG_TRSV_PROFILE")) {  // diagnostics: a timeline per block row, printed to stderr after a synchronous solve
