@@ -59,8 +59,9 @@ sg_status sg_trsv(sg_ctx *ctx, const sg_trsv_problem *P, double pivtol, sg_repor
    checks every pivot and, on the GPU where the cluster kernels run (one right-hand side, A and
    lda 16-byte aligned; not float op = A from n = 24576), inverts the 32 x 32 diagonal blocks and
    forms the products the solve's chain needs, in device memory owned by the plan (about
-   (1 + la) * 32 * n words, la = 2 for op = A^T and for the orders of the one-cluster kernel
-   (fp64 n <= 3584, fp32 n <= 4096), else 1). sg_trsv_plan_solve then solves op(A) X = B without
+   (1 + la) * 32 * n words: la = 4 for op = A^T where the solve takes the one-CTA chain (fp64
+   n > 3584, fp32 n >= 16384), 2 for the other op = A^T plans and for the orders of the one-cluster
+   kernel (fp64 n <= 3584, fp32 n <= 4096), else 1). sg_trsv_plan_solve then solves op(A) X = B without
    redoing that work; on the one-cluster kernel it may start while the kernel before it in the
    stream still runs (programmatic dependent launch: it waits for it before reading B and before
    writing X). Elsewhere (several right-hand sides, the host) it
