@@ -1130,6 +1130,11 @@ template <class T> __device__ void hy_xbar_warp(const HyArgs<T> &a, unsigned cha
   }
 }
 
+// the block rows of chain CTA `rank`: own + ocs * k, k = 0, 1, ... (the one-CTA chain: CTA 0 owns none)
+template <bool ONE> __device__ __forceinline__ int2 hy_deal(unsigned rank, unsigned cs)
+{
+  return ONE ? make_int2((int)rank - 1, (int)cs - 1) : make_int2((int)rank, (int)cs);
+}
 // update warp u of a chain CTA: owned rows k = u, u + U, ...: z_I = Dinv_I (b_I - S_I - sum of the window tiles)
 template <class T, bool TR, bool RV, bool ONE> __device__ void hy_update(const HyArgs<T> &a, const CUtensorMap *map, unsigned char *smem, const HyChainLayout &L, unsigned rank, unsigned cs, int u, int lane)
 {
@@ -1141,7 +1146,8 @@ template <class T, bool TR, bool RV, bool ONE> __device__ void hy_update(const H
   T                  *ring = (T *)(smem + L.ring) + (size_t)u * rs * CB * CB;
   unsigned            g    = 0;  // tiles through the ring so far
   // the one-CTA chain: rows dealt to ranks 1 .. cs-1; z_I into CTA 0's z ring (hy_one_b)
-  const int      own = ONE ? (int)rank - 1 : (int)rank, ocs = ONE ? (int)cs - 1 : (int)cs;
+  const int2     dl  = hy_deal<ONE>(rank, cs);
+  const int      own = dl.x, ocs = dl.y;
   const unsigned zr0 = ONE ? cl_map(smem_u32(smem + L.ps), 0) : 0u, zb0 = ONE ? cl_map(smem_u32(xbar + a.nbar), 0) : 0u;
   for (int k = u, round = 0;; k += U, round++) {
     const int I = own + ocs * k;
@@ -1424,7 +1430,8 @@ template <class T, bool ONE> __device__ void hy_start_prefetch(const HyArgs<T> &
     return;
   }
   if (w < 1 || w > a.U) return;
-  const int own = ONE ? (int)rank - 1 : (int)rank, ocs = ONE ? (int)cs - 1 : (int)cs, I = own + ocs * (w - 1);
+  const int2 dl = hy_deal<ONE>(rank, cs);
+  const int  I  = dl.x + dl.y * (w - 1);
   if (I >= a.nb) return;
   block(a.dg + (size_t)I * CB * CB);
   if (!ONE && I > 0) block(a.pg + (size_t)I * CB * CB);
@@ -1881,7 +1888,8 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   // lp: the blocks P_{I,k} per row the inversions form (a filled plan's: hp->la); la: this solve's look-ahead
   const bool one_want = one_env == 1 || one_auto;
   const bool one_ok   = one_want && hp && n > cl_plan_maxn<T>() && cs >= 3;
-  const int  one_la   = one_la_env ? one_la_env : U >= 5 && one_b2_env == 2 ? 4 : 3;
+  const int  b2       = U >= 5 && one_b2_env == 2 ? 2 : 1;  // the one-CTA chain's B2 warps
+  const int  one_la   = one_la_env ? one_la_env : b2 == 2 ? 4 : 3;
   const int  la0      = la_env ? la_env : la_auto;
   const int  lp       = pre ? hp->la : hp && one_ok ? std::max(la0, one_la) : la0;
   bool       one    = pre && one_ok && W >= lp + 2 && lp + 1 <= one_zr_env;  // (W: every row past lp waits for an x, the z ring's flow control)
@@ -2040,7 +2048,7 @@ template <class T> sg_status trsv_hybrid_solve(sg_ctx *ctx, const sg_trsv_proble
   a.lp     = lp;
   a.zr     = zr;
   a.pr     = pr;
-  a.b2     = U >= 5 && one_b2_env == 2 ? 2 : 1;
+  a.b2     = b2;
   a.spref  = pre && spref_env;
   *used    = true;
   const size_t nprof = 9 * (size_t)nb + 6;  // (the one-CTA chain's critical warp: 4 more per row)
